@@ -1,0 +1,60 @@
+# The README's commands. `make run` and `make test` install what is missing first.
+SHELL := /bin/bash
+PRESET ?= dev
+BUILD_DIR := $(if $(filter asan,$(PRESET)),build-asan,$(if $(filter release,$(PRESET)),build-release,build))
+NODE22 := tests/peers/node_modules/node/bin/node
+
+# Debian packages McpScope builds and tests with (DESIGN.md, Dependencies).
+DEB_PACKAGES := cmake ninja-build g++ ccache pkg-config \
+	qt6-base-dev qt6-networkauth-dev qt6-charts-dev qt6-svg-dev qtkeychain-qt6-dev \
+	libqt6sql6-sqlite libvalijson-dev libgl-dev nodejs npm xvfb xauth
+
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: all deps deps-system deps-node configure build run test test-asan bench screenshot clean
+
+all: build
+
+deps: deps-system deps-node
+
+deps-system:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  if [ "$$p" = nodejs ] || [ "$$p" = npm ]; then command -v $${p/nodejs/node} >/dev/null 2>&1 && continue; fi; \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing missing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+deps-node:
+	@if [ ! -x $(NODE22) ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then \
+	  echo "make deps: installing the pinned test peers (npm ci in tests/peers: server-everything, sdk, conformance, node@22)"; \
+	  (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error); \
+	fi
+
+configure:
+	@[ -f $(BUILD_DIR)/build.ninja ] || cmake --preset $(PRESET)
+
+build: deps configure
+	cmake --build --preset $(PRESET)
+
+run: build
+	$(BUILD_DIR)/app/mcpscope --workspace resources/demo-workspace.json
+
+test: build
+	ctest --preset $(PRESET)
+
+test-asan:
+	$(MAKE) test PRESET=asan
+
+bench: deps
+	@[ -f build-release/build.ninja ] || cmake --preset release
+	cmake --build --preset release
+	ctest --test-dir build-release -L bench --output-on-failure -V
+
+screenshot: build
+	tests/screenshot.sh $(BUILD_DIR)
+
+clean:
+	rm -rf build build-asan build-release

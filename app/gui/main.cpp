@@ -1,0 +1,39 @@
+#include "engine/engine.h"
+#include "mainwindow/mainwindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QSettings>
+#include <QTimer>
+
+int main(int argc, char* argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("McpScope"));
+    QApplication::setApplicationName(QStringLiteral("McpScope"));
+    QApplication::setApplicationVersion(QStringLiteral(MCPSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Native desktop inspector for MCP servers"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption workspaceOpt(QStringLiteral("workspace"),
+        QStringLiteral("Open this workspace or mcp.json file."), QStringLiteral("file"));
+    const QCommandLineOption connectOpt(QStringLiteral("connect"), QStringLiteral("Connect every server at start."));
+    parser.addOptions({ workspaceOpt, connectOpt });
+    parser.process(app);
+
+    mcpscope::MainWindow window;
+    const QString workspace = parser.isSet(workspaceOpt)
+        ? parser.value(workspaceOpt)
+        : QSettings().value(QStringLiteral("workspace/lastPath")).toString();
+    if (!workspace.isEmpty())
+        window.openWorkspace(workspace);
+    window.show();
+    if (parser.isSet(connectOpt))
+        window.engine()->connectAll();
+    // For start-up measurements and smoke tests: quit once the first frame is up.
+    if (qEnvironmentVariableIsSet("MCPSCOPE_QUIT_AFTER_SHOW"))
+        QTimer::singleShot(0, &app, &QApplication::quit);
+    return QApplication::exec();
+}
