@@ -1,0 +1,58 @@
+#pragma once
+
+#include "jsonrpc/jsonrpcmessage.h"
+#include "transportfailure.h"
+
+#include <QObject>
+
+namespace mcpscope {
+
+enum class WireDirection { Outgoing, Incoming };
+
+/// Moves JSON-RPC messages to and from one MCP server. Subclasses: stdio, Streamable HTTP, legacy SSE.
+///
+/// Signals:
+/// - opened: the channel can carry messages (child started, endpoint known).
+/// - messageReceived: one decoded message from the server, in arrival order.
+/// - requestWritten: the bytes of the request with this id were fully handed to the peer.
+/// - requestFailed: one request failed with its own evidence (HTTP: its POST got 404, reset, …).
+/// - channelFailed: the whole channel failed or could not open; every request in flight is affected.
+/// - closed: a close() or abort() finished and nothing of the peer is left running.
+/// - serverLog: free-form text from the server outside the protocol (stdio stderr, non-JSON lines).
+/// - traffic: every wire message in both directions, for the traffic view and the call log.
+class Transport : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Kind { Stdio, StreamableHttp, LegacySse };
+
+    using QObject::QObject;
+    ~Transport() override = default;
+
+    virtual Kind kind() const = 0;
+    virtual void open() = 0;
+    virtual void send(const JsonRpcMessage& message) = 0;
+    /// Graceful shutdown; emits closed() when done.
+    virtual void close() = 0;
+    /// Drops the channel now, with requests in flight (the "kill transport" action).
+    virtual void abort() = 0;
+    /// The session id the transport carries (HTTP), or an identity for the peer (stdio: "pid:N").
+    virtual QString sessionId() const = 0;
+    virtual void setProtocolVersion(const QString& version) { Q_UNUSED(version) }
+    /// Forgets the session id without telling the server (the client-side expiry action).
+    virtual void forgetSession() { }
+
+Q_SIGNALS:
+    void opened();
+    void messageReceived(const mcpscope::JsonRpcMessage& message);
+    void requestWritten(const QJsonValue& id);
+    void requestFailed(const QJsonValue& id, const mcpscope::TransportFailure& failure);
+    void channelFailed(const mcpscope::TransportFailure& failure);
+    void closed();
+    void serverLog(const QString& line);
+    void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
+    /// Bytes that arrived but are not a JSON-RPC message. id is set when it could be recovered.
+    void malformedMessage(const QString& reason, const QByteArray& excerpt, const QJsonValue& id);
+};
+
+} // namespace mcpscope
