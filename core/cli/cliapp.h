@@ -1,0 +1,67 @@
+#pragma once
+
+#include "config/serverconfig.h"
+#include "exitcodes.h"
+#include "scriptedresponder.h"
+#include "session/clientsession.h"
+
+#include <QFile>
+#include <QObject>
+#include <QStringList>
+#include <QTextStream>
+
+#include <memory>
+
+namespace mcpscope {
+
+class Engine;
+class ServerConnection;
+
+/// mcpscope-cli: the engine for scripts, CI and other test suites. app/cli/main.cpp only runs it.
+class CliApp : public QObject
+{
+    Q_OBJECT
+public:
+    explicit CliApp(QObject* parent = nullptr);
+    ~CliApp() override;
+
+    /// Parses arguments and starts the command. Returns -1 when the command runs asynchronously
+    /// (finished() will carry the exit code), or an exit code to return at once.
+    int start(const QStringList& arguments);
+    static QString helpText();
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    bool parse(const QStringList& arguments, QString* error);
+    void onReady();
+    void runCommand();
+    void complete(const Reply& reply, const QJsonObject& extra = {}, int successCode = ExitSuccess);
+    void printResult(const Reply& reply, const QJsonObject& extra);
+    void fail(const QString& message, int code, const QJsonObject& extra = {});
+    void quit(int code);
+    int exitCodeFor(const Reply& reply) const;
+    int exitCodeFor(FailureKind kind) const;
+    void progress(const ProgressUpdate& update);
+    QJsonObject parseJsonArg(int index, bool* ok);
+
+    QTextStream m_out;
+    QTextStream m_err;
+    std::unique_ptr<QFile> m_stderrFile;
+    std::unique_ptr<QTextStream> m_stderrStream;
+    ServerConfig m_config;
+    QString m_command;
+    QStringList m_commandArgs;
+    bool m_json = false;
+    bool m_progress = false;
+    QString m_logLevel;
+    qint64 m_timeoutMs = 60000;
+    ScriptedResponder m_responder;
+    Engine* m_engine = nullptr;
+    ServerConnection* m_connection = nullptr;
+    int m_exitCode = -1;
+    bool m_quitting = false;
+};
+
+} // namespace mcpscope

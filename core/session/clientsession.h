@@ -1,0 +1,216 @@
+#pragma once
+
+#include "clientresponder.h"
+#include "jsonrpc/jsonrpcmessage.h"
+#include "jsonrpc/requesttracker.h"
+#include "toolinfo.h"
+#include "transport/transport.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QSet>
+#include <QStringList>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace mcpscope {
+
+struct ProgressUpdate
+{
+    double progress = 0;
+    std::optional<double> total;
+    QString message;
+};
+
+struct RequestOptions
+{
+    qint64 timeoutMs = 60000;
+    /// How far notifications/progress may push the deadline out; 0 means 10 × timeoutMs.
+    qint64 maxTotalMs = 0;
+    /// Adds _meta.progressToken and routes notifications/progress to onProgress.
+    std::function<void(const ProgressUpdate&)> onProgress;
+    /// Extra _meta entries (attempt identity).
+    QJsonObject meta;
+};
+
+/// How one request ended.
+struct Reply
+{
+    enum class Status {
+        Ok,        ///< a JSON-RPC result
+        RpcError,  ///< a JSON-RPC error response
+        Failed,    ///< the transport failed; failure holds the evidence
+        TimedOut,  ///< no answer before the deadline; notifications/cancelled was sent
+        Cancelled, ///< given up by the caller
+    };
+
+    Status status = Status::Failed;
+    QJsonValue id;
+    QString method;
+    QJsonValue result;
+    JsonRpcError error;
+    TransportFailure failure;
+    bool written = false; ///< the request's bytes had been handed to the peer
+    qint64 elapsedMs = 0;
+
+    bool ok() const { return status == Status::Ok; }
+    QJsonObject resultObject() const { return result.toObject(); }
+    /// One line for people, naming what failed.
+    QString describe() const;
+};
+
+using ReplyHandler = std::function<void(const Reply&)>;
+
+struct ServerDetails
+{
+    QString protocolVersion;
+    QJsonObject capabilities;
+    QJsonObject serverInfo;
+    QString instructions;
+    QString sessionId;
+};
+
+/// One MCP session over one transport: the initialize handshake, requests and their deadlines,
+/// notifications, and the requests the server sends back.
+///
+/// Signals:
+/// - stateChanged on every state change, through setState() only.
+/// - ready once initialize succeeded and notifications/initialized went out.
+/// - failed when the handshake or the channel fails; the session is then unusable.
+/// - toolsChanged after each completed tools/list (including re-lists on list_changed).
+/// - notificationReceived for every notification from the server.
+/// - logMessage for notifications/message; serverLog for stderr and other text outside the protocol.
+/// - keepaliveFailed when a keepalive ping fails (the connection should be treated as suspect).
+class ClientSession : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State { Disconnected, Connecting, Initializing, Ready, Closing, Closed, Failed };
+    Q_ENUM(State)
+
+    struct Options
+    {
+        QString serverName;
+        qint64 requestTimeoutMs = 60000;
+        int keepaliveIntervalSec = 0;
+        QString clientName = QStringLiteral("mcpscope");
+        QString clientTitle = QStringLiteral("McpScope");
+    };
+
+    static const QStringList& supportedProtocolVersions(); ///< newest first; the first is offered
+
+    ClientSession(std::unique_ptr<Transport> transport, Options options, QObject* parent = nullptr);
+    ~ClientSession() override;
+
+    void setResponder(ClientResponder* responder) { m_responder = responder; }
+    RequestTracker& tracker() { return m_tracker; }
+    Transport* transport() const { return m_transport.get(); }
+
+    /// Opens the transport and runs the initialize handshake.
+    void start();
+    /// Graceful close; closed() is emitted by the transport's shutdown.
+    void close();
+    /// Drops the transport now; requests in flight fail as transport lost.
+    void abort();
+
+    State state() const { return m_state; }
+    bool isReady() const { return m_state == State::Ready; }
+    const ServerDetails& details() const { return m_details; }
+    QString sessionId() const;
+    const QString& lastError() const { return m_lastError; }
+    /// What kind of failure ended the session (valid in state Failed).
+    FailureKind lastFailureKind() const { return m_lastFailureKind; }
+
+    /// Sends a request. Before the session is ready, requests wait in a queue (only ping may go
+    /// out earlier). done is called exactly once, unless context is destroyed first.
+    QJsonValue request(const QString& method, const QJsonObject& params, const RequestOptions& options,
+        ReplyHandler done, QObject* context = nullptr);
+    void notify(const QString& method, const QJsonObject& params = {});
+    /// Gives up on a request: sends notifications/cancelled if it went out, then done(Cancelled).
+    bool cancel(const QJsonValue& id, const QString& reason);
+
+    /// tools/list through every page; the list is kept and toolsChanged fires.
+    void listTools(ReplyHandler done, QObject* context = nullptr);
+    /// Pages through a list method (resources/list, resources/templates/list, prompts/list).
+    void listAll(const QString& method, const QString& key, ReplyHandler done, QObject* context = nullptr);
+    QJsonValue callTool(const QString& name, const QJsonObject& arguments, const RequestOptions& options,
+        ReplyHandler done, QObject* context = nullptr);
+    const QList<ToolInfo>& tools() const { return m_tools; }
+    bool toolsListed() const { return m_toolsListed; }
+    const ToolInfo* tool(const QString& name) const;
+
+    int pendingRequests() const { return m_tracker.pendingCount(); }
+    qint64 lateResponses() const { return m_lateResponses; }
+    qint64 malformedLines() const { return m_malformedLines; }
+
+Q_SIGNALS:
+    void stateChanged(mcpscope::ClientSession::State state);
+    void ready();
+    void failed(const QString& message);
+    void closed();
+    void toolsChanged();
+    void notificationReceived(const mcpscope::JsonRpcMessage& message);
+    void logMessage(const QString& level, const QString& logger, const QJsonValue& data);
+    void serverLog(const QString& line);
+    void protocolWarning(const QString& message);
+    void keepaliveFailed(const mcpscope::Reply& reply);
+    void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
+
+private:
+    struct Pending
+    {
+        ReplyHandler done;
+        std::function<void(const ProgressUpdate&)> onProgress;
+        QPointer<QObject> context;
+        bool hasContext = false;
+        bool written = false;
+        QString method;
+    };
+    struct Queued
+    {
+        JsonRpcMessage message;
+        RequestOptions options;
+    };
+
+    void setState(State state);
+    void sendInitialize();
+    void onInitializeReply(const Reply& reply);
+    void fail(const QString& message, FailureKind kind);
+    void dispatch(const JsonRpcMessage& message, const RequestOptions& options);
+    void onMessage(const JsonRpcMessage& message);
+    void onReply(const JsonRpcMessage& message);
+    void onServerRequest(const JsonRpcMessage& message);
+    void onNotification(const JsonRpcMessage& message);
+    void onRequestFailed(const QJsonValue& id, const TransportFailure& failure);
+    void onChannelFailed(const TransportFailure& failure);
+    void onTimedOut(const RequestTracker::Entry& entry);
+    void onMalformed(const QString& reason, const QByteArray& excerpt, const QJsonValue& id);
+    void finish(const QString& key, Reply reply);
+    void sendKeepalive();
+    void listPage(const QString& method, const QString& key, const QString& cursor, std::shared_ptr<QJsonArray> items,
+        std::function<void(const Reply&)> done);
+
+    Options m_options;
+    std::unique_ptr<Transport> m_transport;
+    ClientResponder* m_responder = nullptr;
+    RequestTracker m_tracker;
+    State m_state = State::Disconnected;
+    ServerDetails m_details;
+    QString m_lastError;
+    FailureKind m_lastFailureKind = FailureKind::TransportLost;
+    QString m_lastMalformed;
+    QHash<QString, Pending> m_pending;
+    QList<Queued> m_queue;
+    QList<ToolInfo> m_tools;
+    bool m_toolsListed = false;
+    bool m_relistQueued = false;
+    QTimer m_keepalive;
+    qint64 m_lateResponses = 0;
+    qint64 m_malformedLines = 0;
+};
+
+} // namespace mcpscope
