@@ -56,6 +56,10 @@ QString CliApp::helpText()
         "  --stdio \"CMD ARGS\"          start a stdio server (split like a shell)\n"
         "      --env K=V               extra environment for the child (repeatable)\n"
         "      --cwd DIR               working directory for the child\n"
+        "  --url URL                   an HTTP server (Streamable HTTP, falling back to legacy SSE)\n"
+        "      --header \"K: V\"         extra request header (repeatable)\n"
+        "      --transport http|sse|auto  force a transport (default auto)\n"
+        "      --insecure              do not verify the server's TLS certificate\n"
         "  --server NAME --config FILE a server from a workspace or any mcp.json dialect\n"
         "\n"
         "Commands:\n"
@@ -94,6 +98,10 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption stdioOpt(QStringLiteral("stdio"), {}, QStringLiteral("cmd"));
     const QCommandLineOption envOpt(QStringLiteral("env"), {}, QStringLiteral("K=V"));
     const QCommandLineOption cwdOpt(QStringLiteral("cwd"), {}, QStringLiteral("dir"));
+    const QCommandLineOption urlOpt(QStringLiteral("url"), {}, QStringLiteral("url"));
+    const QCommandLineOption headerOpt(QStringLiteral("header"), {}, QStringLiteral("K: V"));
+    const QCommandLineOption transportOpt(QStringLiteral("transport"), {}, QStringLiteral("http|sse|auto"));
+    const QCommandLineOption insecureOpt(QStringLiteral("insecure"));
     const QCommandLineOption serverOpt(QStringLiteral("server"), {}, QStringLiteral("name"));
     const QCommandLineOption configOpt(QStringLiteral("config"), {}, QStringLiteral("file"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"));
@@ -108,7 +116,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption responsesOpt(QStringLiteral("responses"), {}, QStringLiteral("file"));
     const QCommandLineOption helpOpt(QStringList { QStringLiteral("h"), QStringLiteral("help") });
     const QCommandLineOption versionOpt(QStringLiteral("version"));
-    parser.addOptions({ stdioOpt, envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt,
+    parser.addOptions({ urlOpt, headerOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt,
         logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
@@ -147,11 +155,21 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         return false;
     }
 
-    if (parser.isSet(stdioOpt) == parser.isSet(serverOpt)) {
-        *error = tr("choose the server with exactly one of --stdio \"CMD\" and --server NAME --config FILE");
+    if (int(parser.isSet(stdioOpt)) + int(parser.isSet(serverOpt)) + int(parser.isSet(urlOpt)) != 1) {
+        *error = tr("choose the server with exactly one of --stdio \"CMD\", --url URL and --server NAME --config FILE");
         return false;
     }
-    if (parser.isSet(stdioOpt)) {
+    if (parser.isSet(urlOpt)) {
+        const QUrl url(parser.value(urlOpt));
+        if (!url.isValid() || url.host().isEmpty()
+            || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
+            *error = tr("--url needs an http:// or https:// URL with a host, not '%1'").arg(parser.value(urlOpt));
+            return false;
+        }
+        m_config.name = url.host() + (url.port() > 0 ? QLatin1Char(':') + QString::number(url.port()) : QString());
+        m_config.url = url;
+        m_config.transport = TransportKind::AutoHttp;
+    } else if (parser.isSet(stdioOpt)) {
         const QStringList words = QProcess::splitCommand(parser.value(stdioOpt));
         if (words.isEmpty()) {
             *error = tr("--stdio needs a command line");
@@ -199,6 +217,25 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
                 m_config.env.insert(pair.left(eq), pair.mid(eq + 1));
         }
     }
+    if (parser.isSet(transportOpt)) {
+        const auto kind = transportKindFromName(parser.value(transportOpt));
+        if (!kind || *kind == TransportKind::Stdio || !m_config.isHttp()) {
+            *error = tr("--transport must be http, sse or auto, for an HTTP server (got '%1')")
+                         .arg(parser.value(transportOpt));
+            return false;
+        }
+        m_config.transport = *kind;
+    }
+    for (const QString& header : parser.values(headerOpt)) {
+        const qsizetype colon = header.indexOf(QLatin1Char(':'));
+        if (colon <= 0) {
+            *error = tr("--header needs \"Name: value\", not '%1'").arg(header);
+            return false;
+        }
+        m_config.headers.append({ header.left(colon).trimmed(), header.mid(colon + 1).trimmed() });
+    }
+    if (parser.isSet(insecureOpt))
+        m_config.tlsVerify = false;
     m_config.requestTimeoutMs = int(std::min<qint64>(m_timeoutMs, std::numeric_limits<int>::max()));
 
     QJsonObject script;
@@ -363,7 +400,7 @@ void CliApp::runCommand()
             { QStringLiteral("capabilities"), d.capabilities },
             { QStringLiteral("instructions"), d.instructions },
             { QStringLiteral("sessionId"), d.sessionId },
-            { QStringLiteral("transport"), transportKindName(m_config.transport) },
+            { QStringLiteral("transport"), transportKindName(m_connection->activeTransport()) },
         };
         complete(reply);
     } else if (m_command == QLatin1String("tools")) {

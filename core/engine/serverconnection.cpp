@@ -69,12 +69,37 @@ void ServerConnection::connectToServer()
             || m_session->state() == ClientSession::State::Connecting
             || m_session->state() == ClientSession::State::Initializing))
         return;
+    startSession(m_config.transport == TransportKind::AutoHttp ? TransportKind::StreamableHttp : m_config.transport);
+}
+
+bool ServerConnection::fallBackToLegacySse()
+{
+    // MCP-NOTES: an initialize POST answered 400, 404 or 405 means the server may speak 2024-11-05 HTTP+SSE.
+    if (m_config.transport != TransportKind::AutoHttp || m_activeTransport != TransportKind::StreamableHttp
+        || !m_session || m_session->details().protocolVersion.size() > 0)
+        return false;
+    const int status = m_session->initializeFailure().httpStatus;
+    if (status != 400 && status != 404 && status != 405)
+        return false;
+    Q_EMIT serverLog(tr("Server '%1' answered the Streamable HTTP initialize with %2; trying the legacy HTTP+SSE "
+                        "transport.")
+                         .arg(m_config.name)
+                         .arg(status));
+    startSession(TransportKind::LegacySse);
+    return true;
+}
+
+void ServerConnection::startSession(TransportKind kind)
+{
     if (m_session) {
         m_session->disconnect(this);
         m_session->deleteLater();
     }
+    m_activeTransport = kind;
+    ServerConfig effective = m_config;
+    effective.transport = kind;
     QString error;
-    std::unique_ptr<Transport> transport = createTransport(m_config, &error);
+    std::unique_ptr<Transport> transport = createTransport(effective, &error);
     if (!transport) {
         m_lastError = error;
         setState(State::Failed);
@@ -91,7 +116,10 @@ void ServerConnection::connectToServer()
     connect(session, &ClientSession::stateChanged, this, &ServerConnection::onSessionState);
     connect(session, &ClientSession::ready, this, &ServerConnection::ready);
     connect(session, &ClientSession::failed, this, [this](const QString& message) {
+        if (fallBackToLegacySse())
+            return;
         m_lastError = message;
+        setState(State::Failed);
         Q_EMIT failed(message);
     });
     connect(session, &ClientSession::closed, this, &ServerConnection::closed);
@@ -132,7 +160,9 @@ void ServerConnection::onSessionState(ClientSession::State state)
         setState(State::Closed);
         break;
     case ClientSession::State::Failed:
-        setState(State::Failed);
+        // Failed initialize on an "auto" server is decided in the failed() handler (fallback or not).
+        if (m_config.transport != TransportKind::AutoHttp || m_activeTransport != TransportKind::StreamableHttp)
+            setState(State::Failed);
         break;
     }
 }

@@ -35,6 +35,9 @@ public:
     ClientSession* session() const { return m_session; }
     QString lastError() const { return m_lastError; }
 
+    /// The transport in use: for an "auto" server, Streamable HTTP or the legacy SSE it fell back to.
+    TransportKind activeTransport() const { return m_activeTransport; }
+
     void connectToServer();
     void disconnectFromServer();
 
@@ -51,6 +54,8 @@ Q_SIGNALS:
 
 private:
     void setState(State state);
+    void startSession(TransportKind kind);
+    bool fallBackToLegacySse();
     void onSessionState(ClientSession::State state);
 
     ServerConfig m_config;
@@ -58,6 +63,7 @@ private:
     ClientResponder* m_responder = nullptr;
     QPointer<ClientSession> m_session;
     State m_state = State::Disconnected;
+    TransportKind m_activeTransport = TransportKind::Stdio;
     QString m_lastError;
 };
 

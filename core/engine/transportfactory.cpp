@@ -1,6 +1,8 @@
 #include "transportfactory.h"
 
+#include "transport/legacyssetransport.h"
 #include "transport/stdiotransport.h"
+#include "transport/streamablehttptransport.h"
 
 #include <QCoreApplication>
 
@@ -29,11 +31,24 @@ std::unique_ptr<Transport> createTransport(const ServerConfig& config, QString* 
     case TransportKind::AutoHttp:
         break;
     }
-    if (error)
-        *error = QCoreApplication::translate("Engine", "Server '%1' uses the %2 transport, which this build cannot "
-                                                       "connect to yet.")
-                     .arg(config.name, transportKindName(config.transport));
-    return nullptr;
+    const QString scheme = config.url.scheme();
+    if (!config.url.isValid() || config.url.host().isEmpty()
+        || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))) {
+        if (error)
+            *error = QCoreApplication::translate("Engine", "Server '%1' has no usable URL ('%2'): it must be http:// or "
+                                                           "https:// with a host.")
+                         .arg(config.name, config.url.toString());
+        return nullptr;
+    }
+    HttpTransportOptions options;
+    options.serverName = config.name;
+    options.url = config.url;
+    options.headers = config.headers;
+    options.tlsVerify = config.tlsVerify;
+    options.maxResponseBytes = config.maxResponseBytes;
+    if (config.transport == TransportKind::LegacySse)
+        return std::make_unique<LegacySseTransport>(options);
+    return std::make_unique<StreamableHttpTransport>(options);
 }
 
 } // namespace mcpscope

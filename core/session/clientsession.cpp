@@ -123,6 +123,7 @@ void ClientSession::sendInitialize()
 void ClientSession::onInitializeReply(const Reply& reply)
 {
     if (!reply.ok()) {
+        m_initializeFailure = reply.failure;
         fail(tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, reply.describe()),
             reply.status == Reply::Status::TimedOut ? FailureKind::Timeout : reply.failure.kind);
         return;

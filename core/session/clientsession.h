@@ -124,6 +124,8 @@ public:
     const QString& lastError() const { return m_lastError; }
     /// What kind of failure ended the session (valid in state Failed).
     FailureKind lastFailureKind() const { return m_lastFailureKind; }
+    /// The evidence of a failed initialize (HTTP status and headers), for transport fallback and auth.
+    const TransportFailure& initializeFailure() const { return m_initializeFailure; }
 
     /// Sends a request. Before the session is ready, requests wait in a queue (only ping may go
     /// out earlier). done is called exactly once, unless context is destroyed first.
@@ -202,6 +204,7 @@ private:
     ServerDetails m_details;
     QString m_lastError;
     FailureKind m_lastFailureKind = FailureKind::TransportLost;
+    TransportFailure m_initializeFailure;
     QString m_lastMalformed;
     QHash<QString, Pending> m_pending;
     QList<Queued> m_queue;

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "sseparser.h"
+#include "streamablehttptransport.h"
+
+#include <QNetworkAccessManager>
+#include <QPointer>
+
+namespace mcpscope {
+
+/// The 2024-11-05 HTTP+SSE transport: a long-lived GET event stream announces the POST endpoint
+/// (event: endpoint) and carries every message from the server (event: message).
+class LegacySseTransport final : public Transport
+{
+    Q_OBJECT
+public:
+    explicit LegacySseTransport(HttpTransportOptions options, QObject* parent = nullptr);
+    ~LegacySseTransport() override;
+
+    Kind kind() const override { return Kind::LegacySse; }
+    void open() override;
+    void send(const JsonRpcMessage& message) override;
+    void close() override;
+    void abort() override;
+    /// The session id the endpoint URL carries (its sessionId query item), else the endpoint path.
+    QString sessionId() const override;
+    QUrl endpoint() const { return m_endpoint; }
+
+private:
+    void onStreamData();
+    void onStreamFinished();
+    void failAll(const TransportFailure& failure);
+
+    HttpTransportOptions m_options;
+    QNetworkAccessManager m_nam;
+    QPointer<QNetworkReply> m_stream;
+    SseParser m_parser;
+    QUrl m_endpoint;
+    QByteArray m_streamBody;
+    bool m_opened = false;
+    bool m_closing = false;
+    QHash<QString, QJsonValue> m_inFlight; ///< requests posted and not yet answered on the stream
+};
+
+} // namespace mcpscope

@@ -1,0 +1,95 @@
+#pragma once
+
+#include "sseparser.h"
+#include "transport.h"
+
+#include <QHash>
+#include <QList>
+#include <QNetworkAccessManager>
+#include <QPair>
+#include <QPointer>
+#include <QUrl>
+
+class QNetworkReply;
+
+namespace mcpscope {
+
+/// Options shared by the HTTP transports.
+struct HttpTransportOptions
+{
+    QString serverName;
+    QUrl url;
+    QList<QPair<QString, QString>> headers;
+    bool tlsVerify = true;
+    qint64 maxResponseBytes = 64LL * 1024 * 1024;
+    int maxResumeAttempts = 3;
+    int defaultRetryMs = 1000; ///< wait before resuming a stream when the server gave no retry:
+};
+
+/// MCP Streamable HTTP (2025-03-26 and later): one POST per message, answered with JSON or an SSE
+/// stream; a GET stream for server-initiated messages; Mcp-Session-Id; resumption with Last-Event-ID.
+///
+/// A failed request is reported through requestFailed with its HTTP evidence and whether the body
+/// was fully uploaded. Session expiry (404 to a request that carried the id, or the TypeScript
+/// SDK's 400 "No valid session ID") is reported as FailureKind::SessionExpired.
+class StreamableHttpTransport final : public Transport
+{
+    Q_OBJECT
+public:
+    explicit StreamableHttpTransport(HttpTransportOptions options, QObject* parent = nullptr);
+    ~StreamableHttpTransport() override;
+
+    Kind kind() const override { return Kind::StreamableHttp; }
+    void open() override;
+    void send(const JsonRpcMessage& message) override;
+    void close() override;
+    void abort() override;
+    QString sessionId() const override { return m_sessionId; }
+    void setProtocolVersion(const QString& version) override;
+    void forgetSession() override { m_sessionId.clear(); }
+    /// Asks the server to end the session (DELETE) without closing the transport.
+    void terminateSession();
+
+    /// Adds the configured headers, session id and protocol version. Credentials are read per request.
+    void setAuthorization(const QByteArray& value) { m_authorization = value; }
+
+private:
+    struct Exchange
+    {
+        QPointer<QNetworkReply> reply;
+        QJsonValue id;             ///< request id, undefined for notifications and responses
+        QString method;
+        QString sessionIdSent;
+        bool isRequest = false;
+        bool uploaded = false;
+        bool isSse = false;
+        bool answered = false;
+        bool resume = false;       ///< a GET resuming this request's stream
+        int resumeAttempts = 0;
+        qint64 received = 0;
+        QByteArray body;
+        SseParser parser;
+    };
+
+    QNetworkRequest makeRequest(const QUrl& url) const;
+    void watch(QNetworkReply* reply, std::shared_ptr<Exchange> exchange);
+    void onReadyRead(const std::shared_ptr<Exchange>& exchange);
+    void onFinished(const std::shared_ptr<Exchange>& exchange);
+    void deliver(const std::shared_ptr<Exchange>& exchange, QByteArrayView json);
+    void resumeStream(const std::shared_ptr<Exchange>& exchange);
+    void failExchange(const std::shared_ptr<Exchange>& exchange, TransportFailure failure);
+    void openGetStream();
+    TransportFailure evidence(QNetworkReply* reply, const Exchange& exchange) const;
+
+    HttpTransportOptions m_options;
+    QNetworkAccessManager m_nam;
+    QString m_sessionId;
+    QString m_protocolVersion;
+    QByteArray m_authorization;
+    QList<std::shared_ptr<Exchange>> m_exchanges;
+    std::shared_ptr<Exchange> m_getStream;
+    int m_getStreamFailures = 0;
+    bool m_closing = false;
+};
+
+} // namespace mcpscope
