@@ -30,7 +30,8 @@ bool JsonRpcCodec::isValidId(const QJsonValue& id)
     if (!id.isDouble())
         return false;
     const double value = id.toDouble();
-    return std::isfinite(value) && std::floor(value) == value;
+    // Beyond 2^53 a double no longer names one integer, and idKey() could not keep such ids apart.
+    return std::isfinite(value) && std::floor(value) == value && std::abs(value) <= 9007199254740991.0;
 }
 
 QByteArray JsonRpcCodec::encode(const JsonRpcMessage& message)

@@ -50,6 +50,7 @@ void RequestTracker::track(
     entry.method = method;
     entry.progressToken = progressToken;
     entry.startedAt = now();
+    entry.sequence = m_nextSequence++;
     entry.timeoutMs = timeoutMs;
     entry.deadline = entry.startedAt + timeoutMs;
     entry.hardDeadline = entry.startedAt + std::max(timeoutMs, maxTotalMs);
@@ -109,7 +110,7 @@ QList<RequestTracker::Entry> RequestTracker::abandonAll()
     }
     m_pending.clear();
     m_tokenToId.clear();
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.startedAt < b.startedAt; });
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.sequence < b.sequence; });
     return entries;
 }
 
@@ -145,7 +146,7 @@ QList<RequestTracker::Entry> RequestTracker::expire()
             ++it;
         }
     }
-    std::sort(expired.begin(), expired.end(), [](const Entry& a, const Entry& b) { return a.startedAt < b.startedAt; });
+    std::sort(expired.begin(), expired.end(), [](const Entry& a, const Entry& b) { return a.sequence < b.sequence; });
     rearm();
     for (const Entry& entry : std::as_const(expired))
         Q_EMIT timedOut(entry);

@@ -28,6 +28,7 @@ public:
         QString method;
         QJsonValue progressToken;
         qint64 startedAt = 0;
+        quint64 sequence = 0; ///< start order, for requests started in the same millisecond
         qint64 deadline = 0; ///< moves forward on progress, never past hardDeadline
         qint64 hardDeadline = 0;
         qint64 timeoutMs = 0;
@@ -82,6 +83,7 @@ private:
     qint64 m_armedAt = 0;
     qint64 m_nextId = 1;
     qint64 m_nextToken = 1;
+    quint64 m_nextSequence = 0;
     QHash<QString, Entry> m_pending;
     QHash<QString, QString> m_tokenToId;
     QSet<QString> m_abandoned;

@@ -3,6 +3,10 @@
 #include "jsonrpc/jsonrpccodec.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QRegularExpression>
 
 #include <csignal>
@@ -150,7 +154,16 @@ void StdioTransport::onStdout()
         const qsizetype nl = m_stdout.indexOf('\n', std::max(start, m_scanFrom));
         if (nl < 0)
             break;
-        processLine(QByteArrayView(m_stdout).sliced(start, nl - start));
+        const QByteArrayView line = QByteArrayView(m_stdout).sliced(start, nl - start);
+        if (line.size() > m_options.maxMessageBytes) {
+            // A line that ended in the read that crossed the limit is still over it.
+            m_oversizedHead = line.first(ExcerptBytes).toByteArray();
+            m_oversizedTail = line.last(ExcerptBytes).toByteArray();
+            m_oversizedBytes = line.size();
+            handleOversizedLine();
+        } else {
+            processLine(line);
+        }
         start = nl + 1;
         m_scanFrom = start;
     }
@@ -170,15 +183,18 @@ void StdioTransport::onStdout()
 
 void StdioTransport::handleOversizedLine()
 {
-    // SDK servers put "id" last, others first: look at both ends for the request this answers.
-    static const QRegularExpression idPattern(QStringLiteral(R"re("id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+))re"));
+    // SDK servers put "id" last, others first. Only an id at the top level counts: right after the
+    // opening brace (optionally behind "jsonrpc") or right before the closing one.
+    static const QRegularExpression tailPattern(QStringLiteral(R"re("id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$)re"));
+    static const QRegularExpression headPattern(
+        QStringLiteral(R"re(^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+))re"));
     QJsonValue id;
-    for (const QByteArray* part : { &m_oversizedTail, &m_oversizedHead }) {
-        const auto match = idPattern.match(QString::fromUtf8(*part));
+    for (const auto& [part, pattern] : { std::pair { &m_oversizedTail, &tailPattern }, std::pair { &m_oversizedHead, &headPattern } }) {
+        const auto match = pattern->match(QString::fromUtf8(*part));
         if (match.hasMatch()) {
-            const QString raw = match.captured(1);
-            id = raw.startsWith(QLatin1Char('"')) ? QJsonValue(raw.mid(1, raw.size() - 2))
-                                                  : QJsonValue(raw.toLongLong());
+            // Parsing the captured literal as JSON decodes escapes in string ids.
+            const QJsonDocument doc = QJsonDocument::fromJson(QByteArray("[") + match.captured(1).toUtf8() + ']');
+            id = doc.array().first();
             break;
         }
     }
@@ -305,7 +321,28 @@ void StdioTransport::signalGroup(int signal)
 
 bool StdioTransport::groupAlive() const
 {
-    return m_pid > 0 && ::kill(-pid_t(m_pid), 0) == 0;
+    if (m_pid <= 0 || ::kill(-pid_t(m_pid), 0) != 0)
+        return false;
+#ifdef Q_OS_LINUX
+    // kill() also finds zombies. Members orphaned by the leader's death stay zombies until init
+    // reaps them, which container inits do only every second or two, so only a member that still
+    // runs counts. /proc/PID/stat reads "pid (comm) state ppid pgrp ..."; comm may hold spaces.
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        if (entry.isEmpty() || !entry.front().isDigit())
+            continue;
+        QFile stat(QStringLiteral("/proc/") + entry + QStringLiteral("/stat"));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = stat.readAll();
+        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 2 && fields.at(2).toLongLong() == m_pid && fields.at(0) != "Z" && fields.at(0) != "X")
+            return true;
+    }
+    return false;
+#else
+    return true;
+#endif
 }
 
 void StdioTransport::finishClose()

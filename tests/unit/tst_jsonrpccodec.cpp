@@ -1,0 +1,338 @@
+#include "jsonrpc/jsonrpccodec.h"
+#include "jsonrpc/jsonrpcmessage.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+#include <limits>
+
+using namespace Qt::StringLiterals;
+
+using mcpscope::DecodeResult;
+using mcpscope::JsonRpcError;
+using mcpscope::JsonRpcMessage;
+using Type = mcpscope::JsonRpcMessage::Type;
+namespace JsonRpcCodec = mcpscope::JsonRpcCodec;
+
+namespace {
+
+QJsonObject object(const QByteArray& json)
+{
+    return QJsonDocument::fromJson(json).object();
+}
+
+} // namespace
+
+class TestJsonRpcCodec : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void decodesValidMessages_data();
+    void decodesValidMessages();
+    void rejectsInvalidMessages_data();
+    void rejectsInvalidMessages();
+    void validIds_data();
+    void validIds();
+    void roundTrip_data();
+    void roundTrip();
+    void idKeyKeepsNumbersAndStringsApart();
+};
+
+void TestJsonRpcCodec::decodesValidMessages_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<Type>("type");
+    QTest::addColumn<QJsonValue>("id");
+    QTest::addColumn<QString>("method");
+    QTest::addColumn<QJsonObject>("params");
+    QTest::addColumn<QJsonValue>("result");
+    QTest::addColumn<int>("errorCode");
+    QTest::addColumn<QString>("errorMessage");
+    QTest::addColumn<QJsonValue>("errorData");
+
+    const QJsonValue none;
+    const QJsonValue undefined(QJsonValue::Undefined);
+
+    QTest::newRow("request with integer id, no params")
+        << R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})"_ba << Type::Request << QJsonValue(1) << u"tools/list"_s
+        << QJsonObject() << undefined << 0 << QString() << undefined;
+    QTest::newRow("request with string id and params")
+        << R"({"jsonrpc":"2.0","id":"abc-1","method":"tools/call","params":{"name":"echo","arguments":{"x":1}}})"_ba
+        << Type::Request << QJsonValue(u"abc-1"_s) << u"tools/call"_s
+        << object(R"({"name":"echo","arguments":{"x":1}})"_ba) << undefined << 0 << QString() << undefined;
+    QTest::newRow("request with id zero")
+        << R"({"jsonrpc":"2.0","id":0,"method":"ping"})"_ba << Type::Request << QJsonValue(0) << u"ping"_s
+        << QJsonObject() << undefined << 0 << QString() << undefined;
+    QTest::newRow("request with negative integer id")
+        << R"({"jsonrpc":"2.0","id":-17,"method":"ping"})"_ba << Type::Request << QJsonValue(-17) << u"ping"_s
+        << QJsonObject() << undefined << 0 << QString() << undefined;
+    QTest::newRow("request with empty string id")
+        << R"({"jsonrpc":"2.0","id":"","method":"ping"})"_ba << Type::Request << QJsonValue(QString()) << u"ping"_s
+        << QJsonObject() << undefined << 0 << QString() << undefined;
+    QTest::newRow("request with fields in another order")
+        << R"({"params":{"a":true},"method":"resources/read","id":9,"jsonrpc":"2.0"})"_ba << Type::Request
+        << QJsonValue(9) << u"resources/read"_s << object(R"({"a":true})"_ba) << undefined << 0 << QString()
+        << undefined;
+    QTest::newRow("notification without params")
+        << R"({"jsonrpc":"2.0","method":"notifications/initialized"})"_ba << Type::Notification << none
+        << u"notifications/initialized"_s << QJsonObject() << undefined << 0 << QString() << undefined;
+    QTest::newRow("notification with params")
+        << R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":0.5}})"_ba
+        << Type::Notification << none << u"notifications/progress"_s
+        << object(R"({"progressToken":"t","progress":0.5})"_ba) << undefined << 0 << QString() << undefined;
+    QTest::newRow("notification with non-ASCII method")
+        << "{\"jsonrpc\":\"2.0\",\"method\":\"caf\xc3\xa9/\xe2\x9c\x93\"}"_ba << Type::Notification << none
+        << u"caf\u00e9/\u2713"_s << QJsonObject() << undefined << 0 << QString() << undefined;
+    QTest::newRow("response with object result")
+        << R"({"jsonrpc":"2.0","id":7,"result":{"tools":[]}})"_ba << Type::Response << QJsonValue(7) << QString()
+        << QJsonObject() << QJsonValue(object(R"({"tools":[]})"_ba)) << 0 << QString() << undefined;
+    QTest::newRow("response with string id")
+        << R"({"jsonrpc":"2.0","id":"7","result":{}})"_ba << Type::Response << QJsonValue(u"7"_s) << QString()
+        << QJsonObject() << QJsonValue(QJsonObject()) << 0 << QString() << undefined;
+    QTest::newRow("response with null result")
+        << R"({"jsonrpc":"2.0","id":2,"result":null})"_ba << Type::Response << QJsonValue(2) << QString()
+        << QJsonObject() << QJsonValue() << 0 << QString() << undefined;
+    QTest::newRow("response with fields in another order")
+        << R"({"result":{"ok":1},"jsonrpc":"2.0","id":3})"_ba << Type::Response << QJsonValue(3) << QString()
+        << QJsonObject() << QJsonValue(object(R"({"ok":1})"_ba)) << 0 << QString() << undefined;
+    QTest::newRow("error response with data")
+        << R"({"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found","data":{"method":"x"}}})"_ba
+        << Type::ErrorResponse << QJsonValue(4) << QString() << QJsonObject() << undefined
+        << mcpscope::ErrorCode::MethodNotFound << u"Method not found"_s << QJsonValue(object(R"({"method":"x"})"_ba));
+    QTest::newRow("error response without data")
+        << R"({"jsonrpc":"2.0","id":"e","error":{"code":-32602,"message":"Invalid params"}})"_ba << Type::ErrorResponse
+        << QJsonValue(u"e"_s) << QString() << QJsonObject() << undefined << mcpscope::ErrorCode::InvalidParams
+        << u"Invalid params"_s << undefined;
+    QTest::newRow("error response with server-defined code")
+        << R"({"jsonrpc":"2.0","id":5,"error":{"code":-32002,"message":"Resource not found"}})"_ba
+        << Type::ErrorResponse << QJsonValue(5) << QString() << QJsonObject() << undefined
+        << mcpscope::ErrorCode::ResourceNotFound << u"Resource not found"_s << undefined;
+    QTest::newRow("surrounding whitespace")
+        << " \t{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}\r\n"_ba << Type::Response << QJsonValue(8) << QString()
+        << QJsonObject() << QJsonValue(QJsonObject()) << 0 << QString() << undefined;
+}
+
+void TestJsonRpcCodec::decodesValidMessages()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(Type, type);
+    QFETCH(QJsonValue, id);
+    QFETCH(QString, method);
+    QFETCH(QJsonObject, params);
+    QFETCH(QJsonValue, result);
+    QFETCH(int, errorCode);
+    QFETCH(QString, errorMessage);
+    QFETCH(QJsonValue, errorData);
+
+    const DecodeResult decoded = JsonRpcCodec::decode(input);
+    QVERIFY2(decoded.ok, qPrintable(decoded.error));
+    QVERIFY(bool(decoded));
+    QVERIFY(decoded.error.isEmpty());
+
+    const JsonRpcMessage& message = decoded.message;
+    QCOMPARE(message.type, type);
+    QCOMPARE(message.id, id);
+    // 1 and "1" compare unequal as QJsonValues, but say it outright: the id keeps its JSON type.
+    QCOMPARE(message.id.type(), id.type());
+    QCOMPARE(message.method, method);
+    QCOMPARE(message.params, params);
+    if (type == Type::Response)
+        QCOMPARE(message.result, result);
+    if (type == Type::ErrorResponse) {
+        QCOMPARE(message.error.code, errorCode);
+        QCOMPARE(message.error.message, errorMessage);
+        QCOMPARE(message.error.data, errorData);
+    }
+    QCOMPARE(message.isRequest(), type == Type::Request);
+    QCOMPARE(message.isNotification(), type == Type::Notification);
+    QCOMPARE(message.isReply(), type == Type::Response || type == Type::ErrorResponse);
+}
+
+void TestJsonRpcCodec::rejectsInvalidMessages_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QString>("error"); ///< a phrase the error must contain
+    QTest::addColumn<QJsonValue>("id"); ///< recovered id; null when none was usable
+
+    const QJsonValue none;
+
+    QTest::newRow("not JSON at all") << "Starting server..."_ba << u"not valid JSON"_s << none;
+    QTest::newRow("truncated JSON") << R"({"jsonrpc":"2.0","id":1,"meth)"_ba << u"not valid JSON"_s << none;
+    QTest::newRow("empty input") << QByteArray() << u"not valid JSON"_s << none;
+    QTest::newRow("JSON scalar, not an object") << R"("hello")"_ba << u"not valid JSON"_s << none;
+    QTest::newRow("batch array") << R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])"_ba << u"batches"_s << none;
+    QTest::newRow("empty array") << "[]"_ba << u"batches"_s << none;
+    QTest::newRow("missing jsonrpc, id recovered")
+        << R"({"id":1,"method":"ping"})"_ba << u"\"jsonrpc\""_s << QJsonValue(1);
+    QTest::newRow("wrong jsonrpc version, id recovered")
+        << R"({"jsonrpc":"1.0","id":"a","method":"ping"})"_ba << u"\"jsonrpc\""_s << QJsonValue(u"a"_s);
+    QTest::newRow("jsonrpc version as a number")
+        << R"({"jsonrpc":2.0,"id":2,"result":{}})"_ba << u"\"jsonrpc\""_s << QJsonValue(2);
+    QTest::newRow("missing jsonrpc and a null id") << R"({"id":null,"result":{}})"_ba << u"\"jsonrpc\""_s << none;
+    QTest::newRow("method not a string, id recovered")
+        << R"({"jsonrpc":"2.0","id":4,"method":42})"_ba << u"\"method\" is not a string"_s << QJsonValue(4);
+    QTest::newRow("method null in a notification")
+        << R"({"jsonrpc":"2.0","method":null})"_ba << u"\"method\" is not a string"_s << none;
+    QTest::newRow("params an array, id recovered")
+        << R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":[1,2]})"_ba << u"\"params\""_s << QJsonValue(5);
+    QTest::newRow("params a string in a notification")
+        << R"({"jsonrpc":"2.0","method":"notifications/message","params":"hi"})"_ba << u"\"params\""_s << none;
+    QTest::newRow("params null") << R"({"jsonrpc":"2.0","id":"p","method":"ping","params":null})"_ba << u"\"params\""_s
+                                 << QJsonValue(u"p"_s);
+    QTest::newRow("null id on a request")
+        << R"({"jsonrpc":"2.0","id":null,"method":"ping"})"_ba << u"neither a string nor an integer"_s << none;
+    QTest::newRow("fractional id on a request")
+        << R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})"_ba << u"neither a string nor an integer"_s << none;
+    QTest::newRow("boolean id on a request")
+        << R"({"jsonrpc":"2.0","id":true,"method":"ping"})"_ba << u"neither a string nor an integer"_s << none;
+    QTest::newRow("object id on a request")
+        << R"({"jsonrpc":"2.0","id":{"n":1},"method":"ping"})"_ba << u"neither a string nor an integer"_s << none;
+    QTest::newRow("null id on an error response")
+        << R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})"_ba
+        << u"without a string or integer id"_s << none;
+    QTest::newRow("fractional id on a response")
+        << R"({"jsonrpc":"2.0","id":2.25,"result":{}})"_ba << u"without a string or integer id"_s << none;
+    QTest::newRow("neither method nor id") << R"({"jsonrpc":"2.0"})"_ba << u"without a string or integer id"_s << none;
+    QTest::newRow("response with both result and error")
+        << R"({"jsonrpc":"2.0","id":6,"result":{},"error":{"code":1,"message":"x"}})"_ba << u"exactly one"_s
+        << QJsonValue(6);
+    QTest::newRow("response with neither result nor error")
+        << R"({"jsonrpc":"2.0","id":"n"})"_ba << u"exactly one"_s << QJsonValue(u"n"_s);
+    QTest::newRow("error without code") << R"({"jsonrpc":"2.0","id":8,"error":{"message":"boom"}})"_ba
+                                        << u"numeric code"_s << QJsonValue(8);
+    QTest::newRow("error code as a string") << R"({"jsonrpc":"2.0","id":9,"error":{"code":"-32600","message":"x"}})"_ba
+                                            << u"numeric code"_s << QJsonValue(9);
+    QTest::newRow("error not an object") << R"({"jsonrpc":"2.0","id":10,"error":"boom"})"_ba << u"numeric code"_s
+                                         << QJsonValue(10);
+    QTest::newRow("error null") << R"({"jsonrpc":"2.0","id":11,"error":null})"_ba << u"numeric code"_s
+                                << QJsonValue(11);
+}
+
+void TestJsonRpcCodec::rejectsInvalidMessages()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QString, error);
+    QFETCH(QJsonValue, id);
+
+    const DecodeResult decoded = JsonRpcCodec::decode(input);
+    QVERIFY(!decoded.ok);
+    QVERIFY(!bool(decoded));
+    QVERIFY2(decoded.error.contains(error), qPrintable(u"error was: "_s + decoded.error));
+    QCOMPARE(decoded.id, id);
+    QCOMPARE(decoded.id.type(), id.type());
+}
+
+void TestJsonRpcCodec::validIds_data()
+{
+    QTest::addColumn<QJsonValue>("id");
+    QTest::addColumn<bool>("valid");
+
+    QTest::newRow("positive integer") << QJsonValue(42) << true;
+    QTest::newRow("zero") << QJsonValue(0) << true;
+    QTest::newRow("negative integer") << QJsonValue(-1) << true;
+    QTest::newRow("integer stored as a double") << QJsonValue(3.0) << true;
+    QTest::newRow("largest exact double integer") << QJsonValue(qint64(9007199254740991)) << true;
+    QTest::newRow("string") << QJsonValue(u"req-1"_s) << true;
+    QTest::newRow("empty string") << QJsonValue(QString()) << true;
+    QTest::newRow("fraction") << QJsonValue(0.5) << false;
+    QTest::newRow("infinity") << QJsonValue(std::numeric_limits<double>::infinity()) << false;
+    QTest::newRow("null") << QJsonValue() << false;
+    QTest::newRow("undefined") << QJsonValue(QJsonValue::Undefined) << false;
+    QTest::newRow("boolean") << QJsonValue(true) << false;
+    QTest::newRow("array") << QJsonValue(QJsonArray { 1 }) << false;
+    QTest::newRow("object") << QJsonValue(QJsonObject { { u"id"_s, 1 } }) << false;
+}
+
+void TestJsonRpcCodec::validIds()
+{
+    QFETCH(QJsonValue, id);
+    QFETCH(bool, valid);
+    QCOMPARE(JsonRpcCodec::isValidId(id), valid);
+}
+
+void TestJsonRpcCodec::roundTrip_data()
+{
+    QTest::addColumn<JsonRpcMessage>("message");
+
+    JsonRpcError withData;
+    withData.code = mcpscope::ErrorCode::InvalidParams;
+    withData.message = u"Invalid params: \"name\" is required"_s;
+    withData.data = QJsonObject { { u"field"_s, u"name"_s } };
+    JsonRpcError withoutData;
+    withoutData.code = mcpscope::ErrorCode::InternalError;
+    withoutData.message = u"Internal error"_s;
+
+    QTest::newRow("request with integer id and params") << JsonRpcMessage::request(1, u"tools/call"_s,
+        QJsonObject { { u"name"_s, u"echo"_s }, { u"arguments"_s, QJsonObject { { u"n"_s, 3 } } } });
+    QTest::newRow("request with string id, no params") << JsonRpcMessage::request(u"1"_s, u"ping"_s);
+    QTest::newRow("request with large integer id")
+        << JsonRpcMessage::request(qint64(9007199254740991), u"tools/list"_s);
+    QTest::newRow("notification without params") << JsonRpcMessage::notification(u"notifications/initialized"_s);
+    QTest::newRow("notification with params") << JsonRpcMessage::notification(
+        u"notifications/cancelled"_s, QJsonObject { { u"requestId"_s, 5 }, { u"reason"_s, u"user"_s } });
+    QTest::newRow("response with nested result") << JsonRpcMessage::response(
+        7, QJsonObject { { u"content"_s, QJsonArray { QJsonObject { { u"type"_s, u"text"_s } } } } });
+    QTest::newRow("response with null result") << JsonRpcMessage::response(u"r"_s, QJsonValue());
+    QTest::newRow("response with array result") << JsonRpcMessage::response(8, QJsonArray { 1, u"two"_s });
+    QTest::newRow("error response with data") << JsonRpcMessage::errorResponse(9, withData);
+    QTest::newRow("error response without data") << JsonRpcMessage::errorResponse(u"e-9"_s, withoutData);
+    QTest::newRow("non-ASCII, newlines and quotes in strings") << JsonRpcMessage::request(
+        10, u"tools/call"_s, QJsonObject { { u"text"_s, u"line 1\nline 2\r\n\"caf\u00e9\" \u2713 \U0001F600"_s } });
+}
+
+void TestJsonRpcCodec::roundTrip()
+{
+    QFETCH(JsonRpcMessage, message);
+
+    const QByteArray bytes = JsonRpcCodec::encode(message);
+    // stdio framing depends on it: one message, one line.
+    QVERIFY2(!bytes.contains('\n'), bytes.constData());
+    QVERIFY(!bytes.contains('\r'));
+
+    const DecodeResult decoded = JsonRpcCodec::decode(bytes);
+    QVERIFY2(decoded.ok, qPrintable(decoded.error));
+    const JsonRpcMessage& back = decoded.message;
+    QCOMPARE(back.type, message.type);
+    QCOMPARE(back.id, message.id);
+    QCOMPARE(back.method, message.method);
+    QCOMPARE(back.params, message.params);
+    if (message.type == Type::Response)
+        QCOMPARE(back.result, message.result);
+    QCOMPARE(back.error.code, message.error.code);
+    QCOMPARE(back.error.message, message.error.message);
+    QCOMPARE(back.error.data, message.error.data);
+    QCOMPARE(back.toJson(), message.toJson());
+    QCOMPARE(JsonRpcCodec::encode(back), bytes);
+}
+
+void TestJsonRpcCodec::idKeyKeepsNumbersAndStringsApart()
+{
+    using mcpscope::idKey;
+
+    QVERIFY(idKey(QJsonValue(1)) != idKey(QJsonValue(u"1"_s)));
+    QVERIFY(idKey(QJsonValue(0)) != idKey(QJsonValue(u"0"_s)));
+    QVERIFY(idKey(QJsonValue(-1)) != idKey(QJsonValue(u"-1"_s)));
+    QCOMPARE(idKey(QJsonValue(1)), idKey(QJsonValue(1.0)));
+    QCOMPARE(idKey(QJsonValue(u"a"_s)), idKey(QJsonValue(u"a"_s)));
+    QVERIFY(idKey(QJsonValue(1)) != idKey(QJsonValue(2)));
+    QVERIFY(!idKey(QJsonValue(1)).isEmpty());
+    QVERIFY(!idKey(QJsonValue(QString())).isEmpty());
+
+    // An id decoded from the wire finds the entry stored under the id that was sent.
+    QHash<QString, QString> pending;
+    pending.insert(idKey(QJsonValue(1)), u"integer one"_s);
+    pending.insert(idKey(QJsonValue(u"1"_s)), u"string one"_s);
+    QCOMPARE(pending.size(), 2);
+    const DecodeResult integerReply = JsonRpcCodec::decode(R"({"jsonrpc":"2.0","id":1,"result":{}})"_ba);
+    const DecodeResult stringReply = JsonRpcCodec::decode(R"({"jsonrpc":"2.0","id":"1","result":{}})"_ba);
+    QVERIFY(integerReply.ok && stringReply.ok);
+    QCOMPARE(pending.value(idKey(integerReply.message.id)), u"integer one"_s);
+    QCOMPARE(pending.value(idKey(stringReply.message.id)), u"string one"_s);
+}
+
+QTEST_GUILESS_MAIN(TestJsonRpcCodec)
+
+#include "tst_jsonrpccodec.moc"

@@ -1,0 +1,482 @@
+#include "transport/stdiotransport.h"
+
+#include <QDeadlineTimer>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace Qt::StringLiterals;
+
+using mcpscope::FailureKind;
+using mcpscope::JsonRpcMessage;
+using mcpscope::StdioTransport;
+using mcpscope::TransportFailure;
+
+namespace {
+
+const QString ServerName = u"test-peer"_s;
+constexpr qsizetype BigLineBytes = 50LL * 1024 * 1024;
+// Generous: 50 MB through a pipe on a shared, loaded machine. Only an upper bound, never a timing assert.
+constexpr int LongWaitMs = 60000;
+constexpr int CloseWaitMs = 10000;
+
+// Keeps the child up until its stdin closes, as a server would; an exit would fail the channel mid-test.
+const QString StayUp = u"\nexec cat >/dev/null"_s;
+
+StdioTransport::Options shellPeer(const QString& script)
+{
+    StdioTransport::Options options;
+    options.serverName = ServerName;
+    options.command = u"/bin/sh"_s;
+    options.args = { u"-c"_s, script };
+    options.shutdownStepMs = 200;
+    return options;
+}
+
+// One sh command per element, so each write (and each pause between writes) reads as its own line.
+QString script(const QStringList& commands)
+{
+    return commands.join(u'\n');
+}
+
+QString nodePath()
+{
+    return QStringLiteral(MCPSCOPE_NODE);
+}
+
+bool haveNode()
+{
+    return QFileInfo(nodePath()).isExecutable();
+}
+
+StdioTransport::Options nodePeer(const QString& script, const QStringList& args = {})
+{
+    StdioTransport::Options options;
+    options.serverName = ServerName;
+    options.command = nodePath();
+    options.args = QStringList { QStringLiteral(MCPSCOPE_SOURCE_DIR "/tests/unit/data/stdio/") + script } + args;
+    options.shutdownStepMs = 200;
+    return options;
+}
+
+// The test makes itself a subreaper (initTestCase), so what a killed child leaves behind is reparented to us
+// and reaped here. Otherwise a PID 1 that never reaps (common in containers) keeps zombies that kill(pid, 0)
+// still finds, although nothing is running.
+bool processGone(pid_t pid)
+{
+    ::waitpid(pid, nullptr, WNOHANG);
+    return ::kill(pid, 0) == -1 && errno == ESRCH;
+}
+
+// Only after closed(): by then QProcess has reaped the leader, so waitpid() cannot steal it.
+bool groupGone(pid_t group)
+{
+    while (::waitpid(-group, nullptr, WNOHANG) > 0) { }
+    return ::kill(-group, 0) == -1 && errno == ESRCH;
+}
+
+// For the 50 MB lines. QTRY_* sleeps 10 ms between event loop passes, which throttles the pipe to one
+// 64 KiB read per pass (8 s for 50 MB); QSignalSpy::wait runs a real event loop.
+bool waitForCount(QSignalSpy& spy, int count, int timeoutMs)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    while (spy.count() < count && !deadline.hasExpired())
+        spy.wait(int(std::max<qint64>(1, deadline.remainingTime())));
+    return spy.count() >= count;
+}
+
+struct Spies
+{
+    explicit Spies(StdioTransport* transport)
+        : opened(transport, &StdioTransport::opened)
+        , messages(transport, &StdioTransport::messageReceived)
+        , malformed(transport, &StdioTransport::malformedMessage)
+        , logs(transport, &StdioTransport::serverLog)
+        , failed(transport, &StdioTransport::channelFailed)
+        , closed(transport, &StdioTransport::closed)
+    { }
+
+    JsonRpcMessage message(int i) const { return messages.at(i).at(0).value<JsonRpcMessage>(); }
+    TransportFailure failure(int i) const { return failed.at(i).at(0).value<TransportFailure>(); }
+    QString log(int i) const { return logs.at(i).at(0).toString(); }
+
+    QStringList methods() const
+    {
+        QStringList result;
+        for (int i = 0; i < messages.count(); ++i)
+            result.append(message(i).method);
+        return result;
+    }
+
+    QStringList logLines() const
+    {
+        QStringList result;
+        for (int i = 0; i < logs.count(); ++i)
+            result.append(log(i));
+        return result;
+    }
+
+    QSignalSpy opened;
+    QSignalSpy messages;
+    QSignalSpy malformed; ///< reason, excerpt, id
+    QSignalSpy logs;
+    QSignalSpy failed;
+    QSignalSpy closed;
+};
+
+} // namespace
+
+class TestStdioTransport : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void framing_data();
+    void framing();
+    void largeLineArrivesIntact();
+    void oversizedLineIsReportedWithItsId_data();
+    void oversizedLineIsReportedWithItsId();
+    void stderrLinesBecomeServerLog();
+    void environmentIsMinimal();
+    void workingDirectoryIsHonoured();
+    void missingCommandFailsToStart();
+    void childExitFailsTheChannel_data();
+    void childExitFailsTheChannel();
+    void closeEndsTheChild_data();
+    void closeEndsTheChild();
+    void closeReachesGrandchildren();
+};
+
+void TestStdioTransport::initTestCase()
+{
+    QVERIFY2(::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0, "cannot become a child subreaper");
+    QVERIFY(QFileInfo(u"/bin/sh"_s).isExecutable());
+}
+
+void TestStdioTransport::framing_data()
+{
+    QTest::addColumn<QString>("script"); ///< sh commands; printf gives exact bytes, sleep splits writes
+    QTest::addColumn<QStringList>("methods"); ///< the messages expected, in order
+    QTest::addColumn<int>("malformed");
+
+    QTest::newRow("one message per line") << script(
+        { uR"(printf '{"jsonrpc":"2.0","method":"a"}\n')"_s, uR"(printf '{"jsonrpc":"2.0","method":"b"}\n')"_s })
+                                          << QStringList { u"a"_s, u"b"_s } << 0;
+    QTest::newRow("several messages in one write")
+        << uR"(printf '{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","method":"c"}\n')"_s
+        << QStringList { u"a"_s, QString(), u"c"_s } << 0;
+    QTest::newRow("a message split across writes")
+        << script({ uR"(printf '{"jsonrpc":')"_s, u"sleep 0.2"_s, uR"(printf '"2.0","meth')"_s, u"sleep 0.2"_s,
+               uR"(printf 'od":"a"}')"_s, u"sleep 0.2"_s, uR"(printf '\n{"jsonrpc":"2.0","method":"b"}\n')"_s })
+        << QStringList { u"a"_s, u"b"_s } << 0;
+    QTest::newRow("the end of one message and a whole next one in one write")
+        << script({ uR"(printf '{"jsonrpc":"2.0","me')"_s, u"sleep 0.2"_s,
+               uR"(printf 'thod":"a"}\n{"jsonrpc":"2.0","method":"b"}\n{"jsonrpc":"2.0",')"_s, u"sleep 0.2"_s,
+               uR"(printf '"method":"c"}\n')"_s })
+        << QStringList { u"a"_s, u"b"_s, u"c"_s } << 0;
+    QTest::newRow("a UTF-8 character split across writes")
+        << script({ uR"(printf '{"jsonrpc":"2.0","method":"caf\303')"_s, u"sleep 0.2"_s, uR"(printf '\251"}\n')"_s })
+        << QStringList { u"caf\u00e9"_s } << 0;
+    QTest::newRow("CRLF line ends")
+        << uR"(printf '{"jsonrpc":"2.0","method":"a"}\r\n{"jsonrpc":"2.0","method":"b"}\r\n')"_s
+        << QStringList { u"a"_s, u"b"_s } << 0;
+    QTest::newRow("blank lines ignored")
+        << uR"(printf '\n\n{"jsonrpc":"2.0","method":"a"}\n\r\n   \n\t\n{"jsonrpc":"2.0","method":"b"}\n\n')"_s
+        << QStringList { u"a"_s, u"b"_s } << 0;
+    QTest::newRow("invalid UTF-8 byte inside a line")
+        << uR"(printf '{"jsonrpc":"2.0","method":"bad","params":{"s":"\377"}}\n{"jsonrpc":"2.0","method":"after"}\n')"_s
+        << QStringList { u"after"_s } << 1;
+    QTest::newRow("lone UTF-8 continuation byte inside a line")
+        << uR"(printf '{"jsonrpc":"2.0","method":"bad\200"}\n{"jsonrpc":"2.0","method":"after"}\n')"_s
+        << QStringList { u"after"_s } << 1;
+    QTest::newRow("truncated UTF-8 sequence inside a line")
+        << uR"(printf '{"jsonrpc":"2.0","method":"bad\303"}\n{"jsonrpc":"2.0","method":"after"}\n')"_s
+        << QStringList { u"after"_s } << 1;
+    QTest::newRow("overlong UTF-8 encoding inside a line")
+        << uR"(printf '{"jsonrpc":"2.0","method":"bad\300\257"}\n{"jsonrpc":"2.0","method":"after"}\n')"_s
+        << QStringList { u"after"_s } << 1;
+    QTest::newRow("UTF-16 surrogate encoded in UTF-8 inside a line")
+        << uR"(printf '{"jsonrpc":"2.0","method":"bad\355\240\200"}\n{"jsonrpc":"2.0","method":"after"}\n')"_s
+        << QStringList { u"after"_s } << 1;
+    QTest::newRow("code point beyond U+10FFFF inside a line")
+        << uR"(printf '{"jsonrpc":"2.0","method":"bad\364\220\200\200"}\n{"jsonrpc":"2.0","method":"after"}\n')"_s
+        << QStringList { u"after"_s } << 1;
+    QTest::newRow("non-JSON garbage line")
+        << uR"(printf 'Server listening on stdio...\n{"jsonrpc":"2.0","method":"after"}\n')"_s
+        << QStringList { u"after"_s } << 1;
+    QTest::newRow("JSON that is not JSON-RPC")
+        << uR"(printf '{"hello":"world"}\n[1,2]\n{"jsonrpc":"2.0","method":"after"}\n')"_s << QStringList { u"after"_s }
+        << 2;
+}
+
+void TestStdioTransport::framing()
+{
+    QFETCH(QString, script);
+    QFETCH(QStringList, methods);
+    QFETCH(int, malformed);
+
+    StdioTransport transport(shellPeer(script + StayUp));
+    Spies spies(&transport);
+    transport.open();
+
+    QTRY_COMPARE(spies.messages.count(), methods.size());
+    QCOMPARE(spies.methods(), methods);
+    QCOMPARE(spies.malformed.count(), malformed);
+    for (const QList<QVariant>& arguments : std::as_const(spies.malformed)) {
+        QVERIFY2(arguments.at(0).toString().contains(ServerName), qPrintable(arguments.at(0).toString()));
+        QVERIFY(!arguments.at(1).toByteArray().isEmpty());
+    }
+    QCOMPARE(spies.logs.count(), 0);
+    QCOMPARE(spies.failed.count(), 0);
+}
+
+void TestStdioTransport::largeLineArrivesIntact()
+{
+    if (!haveNode())
+        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+    StdioTransport::Options options = nodePeer(u"bigline.mjs"_s, { QString::number(BigLineBytes), u"tail"_s });
+    options.maxMessageBytes = 64LL * 1024 * 1024;
+    StdioTransport transport(options);
+    Spies spies(&transport);
+    transport.open();
+
+    QVERIFY(waitForCount(spies.messages, 2, LongWaitMs));
+    QCOMPARE(spies.malformed.count(), 0);
+    const JsonRpcMessage big = spies.message(0);
+    QCOMPARE(big.type, JsonRpcMessage::Type::Response);
+    QCOMPARE(big.id, QJsonValue(7));
+    const QString text = big.result.toObject().value(u"text"_s).toString();
+    QCOMPARE(text.size(), BigLineBytes);
+    QCOMPARE(text.count(u'x'), BigLineBytes);
+    QCOMPARE(spies.message(1).method, u"after"_s);
+    QCOMPARE(spies.failed.count(), 0);
+}
+
+void TestStdioTransport::oversizedLineIsReportedWithItsId_data()
+{
+    QTest::addColumn<QString>("idPosition");
+    QTest::addColumn<bool>("nestedIds"); ///< the result ends with objects that carry an "id" of their own
+    QTest::addColumn<QJsonValue>("id");
+
+    QTest::newRow("id after the result, as the SDK writes it") << u"tail"_s << false << QJsonValue(7);
+    QTest::newRow("id before the result") << u"head"_s << false << QJsonValue(u"big-1"_s);
+    QTest::newRow("id after a result ending in objects with ids") << u"tail"_s << true << QJsonValue(7);
+    QTest::newRow("id before a result ending in objects with ids") << u"head"_s << true << QJsonValue(u"big-1"_s);
+}
+
+void TestStdioTransport::oversizedLineIsReportedWithItsId()
+{
+    QFETCH(QString, idPosition);
+    QFETCH(bool, nestedIds);
+    QFETCH(QJsonValue, id);
+
+    if (!haveNode())
+        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+    QStringList args { QString::number(BigLineBytes), idPosition };
+    if (nestedIds)
+        args.append(u"nested"_s);
+    StdioTransport::Options options = nodePeer(u"bigline.mjs"_s, args);
+    options.maxMessageBytes = 1024 * 1024;
+    StdioTransport transport(options);
+    Spies spies(&transport);
+    transport.open();
+
+    QVERIFY(waitForCount(spies.messages, 1, LongWaitMs));
+    QCOMPARE(spies.message(0).method, u"after"_s);
+    QCOMPARE(spies.malformed.count(), 1);
+    const QList<QVariant> report = spies.malformed.at(0);
+    QVERIFY2(report.at(0).toString().contains(ServerName), qPrintable(report.at(0).toString()));
+    const QByteArray excerpt = report.at(1).toByteArray();
+    QVERIFY2(excerpt.startsWith("{\""), excerpt.constData());
+    QVERIFY2(excerpt.size() <= 4096, "the excerpt must not carry the oversized line");
+    QCOMPARE(report.at(2).value<QJsonValue>(), id);
+    QCOMPARE(spies.failed.count(), 0);
+}
+
+void TestStdioTransport::stderrLinesBecomeServerLog()
+{
+    StdioTransport transport(shellPeer(
+        script({ uR"(printf 'first line\n' >&2)"_s, uR"(printf 'second line\r\nthird ' >&2)"_s, u"sleep 0.2"_s,
+            uR"(printf 'line\n' >&2)"_s, uR"(printf '{"jsonrpc":"2.0","method":"not-from-stderr"}\n' >&2)"_s,
+            uR"(printf 'caf\303\251\n' >&2)"_s, uR"(printf '{"jsonrpc":"2.0","method":"done"}\n')"_s })
+        + StayUp));
+    Spies spies(&transport);
+    transport.open();
+
+    const QStringList expected { u"first line"_s, u"second line"_s, u"third line"_s,
+        uR"({"jsonrpc":"2.0","method":"not-from-stderr"})"_s, u"caf\u00e9"_s };
+    QTRY_COMPARE(spies.logs.count(), expected.size());
+    QCOMPARE(spies.logLines(), expected);
+    QTRY_COMPARE(spies.messages.count(), 1);
+    QCOMPARE(spies.methods(), QStringList { u"done"_s });
+    QCOMPARE(spies.malformed.count(), 0);
+}
+
+void TestStdioTransport::environmentIsMinimal()
+{
+    if (!haveNode())
+        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+    QVERIFY(qEnvironmentVariableIsSet("PATH"));
+    qputenv("MCPSCOPE_TEST_LEAK", "from the test's own environment");
+    const auto unset = qScopeGuard([] { qunsetenv("MCPSCOPE_TEST_LEAK"); });
+
+    StdioTransport::Options options = nodePeer(u"environment.mjs"_s);
+    options.env.insert(u"MCPSCOPE_TEST_EXTRA"_s, u"from Options.env"_s);
+    StdioTransport transport(options);
+    Spies spies(&transport);
+    transport.open();
+
+    QTRY_COMPARE(spies.messages.count(), 1);
+    const QJsonObject env = spies.message(0).params.value(u"env"_s).toObject();
+    QCOMPARE(env.value(u"PATH"_s).toString(), qEnvironmentVariable("PATH"));
+    QCOMPARE(env.value(u"MCPSCOPE_TEST_EXTRA"_s).toString(), u"from Options.env"_s);
+    QVERIFY(!env.contains(u"MCPSCOPE_TEST_LEAK"_s));
+    const QSet<QString> allowed { u"HOME"_s, u"LOGNAME"_s, u"PATH"_s, u"SHELL"_s, u"TERM"_s, u"USER"_s,
+        u"MCPSCOPE_TEST_EXTRA"_s };
+    for (const QString& name : env.keys())
+        QVERIFY2(allowed.contains(name), qPrintable(u"the child saw "_s + name));
+}
+
+void TestStdioTransport::workingDirectoryIsHonoured()
+{
+    if (!haveNode())
+        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+    QTemporaryDir dir;
+    QVERIFY2(dir.isValid(), qPrintable(dir.errorString()));
+
+    StdioTransport::Options options = nodePeer(u"environment.mjs"_s);
+    options.cwd = dir.path();
+    StdioTransport transport(options);
+    Spies spies(&transport);
+    transport.open();
+
+    QTRY_COMPARE(spies.messages.count(), 1);
+    QCOMPARE(spies.message(0).params.value(u"cwd"_s).toString(), QFileInfo(dir.path()).canonicalFilePath());
+}
+
+void TestStdioTransport::missingCommandFailsToStart()
+{
+    const QString command = u"mcpscope-no-such-server-4711"_s;
+    StdioTransport::Options options;
+    options.serverName = ServerName;
+    options.command = command;
+    options.args = { u"--stdio"_s };
+    StdioTransport transport(options);
+    Spies spies(&transport);
+    transport.open();
+
+    QTRY_COMPARE(spies.failed.count(), 1);
+    const TransportFailure failure = spies.failure(0);
+    QCOMPARE(failure.kind, FailureKind::NotSent);
+    QVERIFY2(failure.message.contains(command), qPrintable(failure.message));
+    QVERIFY2(failure.message.contains(ServerName), qPrintable(failure.message));
+    QCOMPARE(spies.opened.count(), 0);
+
+    // Closing what never started still finishes, so the caller's shutdown is not left waiting.
+    transport.close();
+    QTRY_COMPARE(spies.closed.count(), 1);
+    QCOMPARE(spies.failed.count(), 1);
+}
+
+void TestStdioTransport::childExitFailsTheChannel_data()
+{
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<bool>("crashed");
+
+    QTest::newRow("exit code 42") << u"exit 42"_s << 42 << false;
+    QTest::newRow("exit code 3 after some output")
+        << uR"(printf '{"jsonrpc":"2.0","method":"hello"}\n'; echo 'bye' >&2; exit 3)"_s << 3 << false;
+    QTest::newRow("exit code 0 is still a lost channel") << u"exit 0"_s << 0 << false;
+    QTest::newRow("killed by a signal") << u"kill -KILL $$"_s << -1 << true;
+}
+
+void TestStdioTransport::childExitFailsTheChannel()
+{
+    QFETCH(QString, script);
+    QFETCH(int, exitCode);
+    QFETCH(bool, crashed);
+
+    StdioTransport transport(shellPeer(script));
+    Spies spies(&transport);
+    transport.open();
+
+    QTRY_COMPARE(spies.failed.count(), 1);
+    QCOMPARE(spies.opened.count(), 1);
+    const TransportFailure failure = spies.failure(0);
+    QCOMPARE(failure.crashed, crashed);
+    QVERIFY2(failure.message.contains(ServerName), qPrintable(failure.message));
+    if (!crashed) {
+        QCOMPARE(failure.exitCode, exitCode);
+        const QRegularExpression code(u"\\b%1\\b"_s.arg(exitCode));
+        QVERIFY2(code.match(failure.message).hasMatch(), qPrintable(failure.message));
+    }
+}
+
+void TestStdioTransport::closeEndsTheChild_data()
+{
+    QTest::addColumn<QString>("script");
+
+    QTest::newRow("child exits when stdin closes") << u"exec cat >/dev/null"_s;
+    QTest::newRow("child ignores stdin EOF") << u"while :; do sleep 1; done"_s;
+    QTest::newRow("child ignores stdin EOF and SIGTERM") << u"trap '' TERM; while :; do sleep 1; done"_s;
+}
+
+void TestStdioTransport::closeEndsTheChild()
+{
+    QFETCH(QString, script);
+
+    StdioTransport transport(shellPeer(script));
+    Spies spies(&transport);
+    transport.open();
+    QTRY_COMPARE(spies.opened.count(), 1);
+    const auto pid = pid_t(transport.processId());
+    QVERIFY(pid > 0);
+    QCOMPARE(transport.sessionId(), u"pid:"_s + QString::number(pid));
+    QCOMPARE(::kill(pid, 0), 0);
+
+    transport.close();
+    QTRY_COMPARE_WITH_TIMEOUT(spies.closed.count(), 1, CloseWaitMs);
+    QVERIFY(processGone(pid));
+    QTRY_VERIFY(groupGone(pid));
+    QCOMPARE(spies.failed.count(), 0);
+}
+
+void TestStdioTransport::closeReachesGrandchildren()
+{
+    // The background sleep shares the child's process group; only signalling the whole group ends it.
+    StdioTransport transport(shellPeer(u"sleep 1000 & echo $! >&2; wait"_s));
+    Spies spies(&transport);
+    transport.open();
+    QTRY_COMPARE(spies.logs.count(), 1);
+    const auto pid = pid_t(transport.processId());
+    bool ok = false;
+    const auto grandchild = pid_t(spies.log(0).toInt(&ok));
+    QVERIFY2(ok && grandchild > 0, qPrintable(spies.log(0)));
+    QCOMPARE(::kill(grandchild, 0), 0);
+    QCOMPARE(::getpgid(grandchild), pid);
+
+    transport.close();
+    QTRY_COMPARE_WITH_TIMEOUT(spies.closed.count(), 1, CloseWaitMs);
+    QTRY_VERIFY(processGone(grandchild));
+    QTRY_VERIFY(groupGone(pid));
+    QCOMPARE(spies.failed.count(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestStdioTransport)
+
+#include "tst_stdiotransport.moc"
