@@ -15,7 +15,8 @@ QJsonObject ScriptedResponder::capabilities() const
     return {
         { QStringLiteral("roots"), QJsonObject { { QStringLiteral("listChanged"), false } } },
         { QStringLiteral("sampling"), QJsonObject() },
-        { QStringLiteral("elicitation"), QJsonObject { { QStringLiteral("form"), QJsonObject() } } },
+        { QStringLiteral("elicitation"),
+            QJsonObject { { QStringLiteral("form"), QJsonObject() }, { QStringLiteral("url"), QJsonObject() } } },
     };
 }
 

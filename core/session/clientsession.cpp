@@ -392,11 +392,12 @@ void ClientSession::onNotification(const JsonRpcMessage& message)
         Q_EMIT logMessage(message.params.value(QLatin1String("level")).toString(),
             message.params.value(QLatin1String("logger")).toString(), message.params.value(QLatin1String("data")));
     } else if (method == QLatin1String("notifications/tools/list_changed")) {
-        // server-everything sends this even before answering initialize: re-list only once we have listed.
-        if (m_toolsListed && m_state == State::Ready && !m_relistQueued) {
-            m_relistQueued = true;
-            listTools([this](const Reply&) { m_relistQueued = false; }, this);
-        }
+        // server-everything sends this even before answering initialize. A list already on its way
+        // may predate the change, so it is listed again once that one lands.
+        if (m_toolsListsInFlight > 0)
+            m_toolsDirty = true;
+        else if (m_toolsListed && m_state == State::Ready)
+            listTools(nullptr);
     }
     Q_EMIT notificationReceived(message);
 }
@@ -591,9 +592,15 @@ void ClientSession::listTools(ReplyHandler done, QObject* context)
 {
     QPointer<QObject> guard(context);
     const bool hasContext = context != nullptr;
+    ++m_toolsListsInFlight;
     listAll(
         QStringLiteral("tools/list"), QStringLiteral("tools"),
         [this, done = std::move(done), guard, hasContext](const Reply& reply) {
+            --m_toolsListsInFlight;
+            if (m_toolsDirty && m_toolsListsInFlight == 0 && m_state == State::Ready) {
+                m_toolsDirty = false;
+                listTools(nullptr);
+            }
             if (reply.ok()) {
                 QList<ToolInfo> tools;
                 for (const QJsonValue& value : reply.resultObject().value(QLatin1String("tools")).toArray())

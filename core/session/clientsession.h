@@ -210,7 +210,8 @@ private:
     QList<Queued> m_queue;
     QList<ToolInfo> m_tools;
     bool m_toolsListed = false;
-    bool m_relistQueued = false;
+    int m_toolsListsInFlight = 0;
+    bool m_toolsDirty = false;
     QTimer m_keepalive;
     qint64 m_lateResponses = 0;
     qint64 m_malformedLines = 0;

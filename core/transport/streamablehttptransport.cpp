@@ -269,6 +269,7 @@ void StreamableHttpTransport::resumeStream(const std::shared_ptr<Exchange>& exch
         if (m_closing)
             return;
         exchange->resume = true;
+        ++m_resumedStreams;
         exchange->parser.reset();
         exchange->body.clear();
         QNetworkRequest request = makeRequest(m_options.url);

@@ -52,6 +52,8 @@ public:
 
     /// Adds the configured headers, session id and protocol version. Credentials are read per request.
     void setAuthorization(const QByteArray& value) { m_authorization = value; }
+    /// How many times a request's stream was resumed with Last-Event-ID.
+    int resumedStreams() const { return m_resumedStreams; }
 
 private:
     struct Exchange
@@ -89,6 +91,7 @@ private:
     QList<std::shared_ptr<Exchange>> m_exchanges;
     std::shared_ptr<Exchange> m_getStream;
     int m_getStreamFailures = 0;
+    int m_resumedStreams = 0;
     bool m_closing = false;
 };
 
