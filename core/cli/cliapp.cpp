@@ -1,6 +1,7 @@
 #include "cliapp.h"
 
 #include "config/workspace.h"
+#include "conformanceclient.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 
@@ -73,6 +74,8 @@ QString CliApp::helpText()
         "  complete prompt|resource NAME-OR-URI ARG [VALUE]\n"
         "                              argument completion\n"
         "  ping                        round trip\n"
+        "  conformance URL             client mode for the MCP conformance suite (alone, without server selection;\n"
+        "                              reads MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT)\n"
         "\n"
         "Options:\n"
         "  --json                      machine-readable output: one JSON object per command\n"
@@ -299,6 +302,12 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
 
 int CliApp::start(const QStringList& arguments)
 {
+    // `conformance URL`: client mode for the official MCP conformance suite, run by ConformanceClient.
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("conformance")) {
+        auto* conformance = new ConformanceClient(this);
+        connect(conformance, &ConformanceClient::finished, this, &CliApp::finished);
+        return conformance->start(arguments.mid(2));
+    }
     QString error;
     if (!parse(arguments, &error)) {
         m_err << "mcpscope-cli: " << error << "\n" << "Try 'mcpscope-cli --help'.\n";

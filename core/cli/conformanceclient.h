@@ -1,0 +1,84 @@
+#pragma once
+
+#include "scriptedresponder.h"
+#include "session/clientsession.h"
+
+#include <QJsonObject>
+#include <QObject>
+#include <QStringList>
+#include <QTextStream>
+#include <QUrl>
+
+#include <functional>
+
+namespace mcpscope {
+
+class OAuthClient;
+class ServerConnection;
+
+/// `mcpscope-cli conformance URL`: the client side of the official MCP conformance suite
+/// (@modelcontextprotocol/conformance, which starts a scenario server and runs us against it).
+///
+/// Drives a real ServerConnection over Streamable HTTP: initialize, tools/list, then the tool call the
+/// scenario (MCP_CONFORMANCE_SCENARIO) asks for. Server requests are answered by a ScriptedResponder; a 401,
+/// or a 403 with insufficient_scope, runs the OAuth flow (OAuthClient) and retries, at most three times per
+/// operation. Pre-registered client credentials come from MCP_CONFORMANCE_CONTEXT.
+///
+/// Signals: finished once, with an ExitCode (exitcodes.h), after the session was closed.
+class ConformanceClient : public QObject
+{
+    Q_OBJECT
+public:
+    /// What a scenario asks the client to do. Only the actions differ; the engine underneath is the same.
+    struct Plan
+    {
+        QString tool; ///< empty: initialize and list the tools only
+        QJsonObject arguments;
+        QJsonObject responses; ///< a ScriptedResponder script
+    };
+    static Plan planFor(const QString& scenario);
+
+    /// The Client ID Metadata Document URL the conformance suite's authorization servers expect.
+    static QUrl clientMetadataUrl();
+
+    explicit ConformanceClient(QObject* parent = nullptr);
+    ~ConformanceClient() override;
+
+    /// args: the words after "conformance" on the command line; the server URL is the last of them.
+    /// Returns -1 when the run started (finished() follows), or an exit code to return at once.
+    int start(const QStringList& args);
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    using Action = std::function<void(ReplyHandler)>;
+
+    void onConnectionFailed(const QString& message);
+    void onReady();
+    void callTool();
+    /// Runs action; when it fails for want of authorization, authorizes and runs it again (at most 3 times).
+    void withAuthorization(const Action& action, const ReplyHandler& done, int attempt = 0);
+    void authorizeThen(const TransportFailure& failure, std::function<void()> next);
+    void applyAuthorization(ClientSession* session) const;
+    void printToolResult(const QJsonObject& result);
+    void finish(int exitCode, const QString& message = {});
+    void emitFinished();
+    static int exitCodeFor(const Reply& reply);
+    static int exitCodeFor(FailureKind kind);
+    void say(const QString& line);
+
+    QTextStream m_out;
+    QTextStream m_err;
+    QString m_scenario;
+    Plan m_plan;
+    ScriptedResponder m_responder;
+    ServerConnection* m_connection = nullptr;
+    OAuthClient* m_oauth = nullptr;
+    std::function<void()> m_afterAuthorization;
+    int m_initializeAuthorizations = 0;
+    int m_exitCode = -1;
+    bool m_finishedEmitted = false;
+};
+
+} // namespace mcpscope
