@@ -1,0 +1,354 @@
+// mcpscope-cli, run as a process, against peers that misbehave (tests/peers/*.mjs), commands that
+// do not exist, and command lines that are wrong. Checks exit codes, messages and that nothing the
+// CLI started outlives it.
+
+#include "markerprocesses.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Generous: node start-up on a shared, busy machine. A run that works ends far sooner.
+constexpr int RunTimeoutMs = 60000;
+
+struct CliRun
+{
+    bool finished = false;
+    int exitCode = -1;
+    QProcess::ExitStatus exitStatus = QProcess::CrashExit;
+    QByteArray out;
+    QByteArray err;
+
+    /// Everything a failing check should show.
+    QByteArray report() const
+    {
+        return "exit " + QByteArray::number(exitCode) + (exitStatus == QProcess::CrashExit ? " (crashed)" : "")
+            + "\n--- stdout:\n" + out + "\n--- stderr:\n" + err;
+    }
+};
+
+void startCli(QProcess& process, const QStringList& arguments)
+{
+    process.setProgram(QStringLiteral(MCPSCOPE_CLI));
+    process.setArguments(arguments);
+    process.setWorkingDirectory(QStringLiteral(MCPSCOPE_PEERS_DIR));
+    process.start();
+    process.closeWriteChannel();
+}
+
+/// Waits for a started CLI to exit. errSoFar is stderr a caller already read.
+CliRun finishCli(QProcess& process, const QByteArray& errSoFar = {})
+{
+    CliRun run;
+    if (process.state() != QProcess::NotRunning) {
+        QSignalSpy finished(&process, &QProcess::finished);
+        run.finished = finished.wait(RunTimeoutMs);
+    } else {
+        run.finished = true;
+    }
+    if (!run.finished) {
+        process.kill();
+        process.waitForFinished();
+    }
+    run.exitCode = process.exitCode();
+    run.exitStatus = process.exitStatus();
+    run.out = process.readAllStandardOutput();
+    run.err = errSoFar + process.readAllStandardError();
+    return run;
+}
+
+CliRun runCli(const QStringList& arguments)
+{
+    QProcess process;
+    startCli(process, arguments);
+    return finishCli(process);
+}
+
+QString quoted(const QString& path)
+{
+    return u'"' + path + u'"';
+}
+
+/// A --stdio command line that runs a peer script on the pinned Node.
+QString nodeCommand(const QString& script, const QString& flags = {})
+{
+    QString command
+        = quoted(QStringLiteral(MCPSCOPE_NODE)) + u' ' + quoted(QStringLiteral(MCPSCOPE_PEERS_DIR) + u'/' + script);
+    if (!flags.isEmpty())
+        command += u' ' + flags;
+    return command;
+}
+
+QString everythingCommand()
+{
+    return nodeCommand(u"node_modules/@modelcontextprotocol/server-everything/dist/index.js"_s);
+}
+
+} // namespace
+
+class TestCliBadInput : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void garbageBeforeTheServerIsOnlyAWarning();
+    void onlyGarbageTimesOut();
+    void exitDuringInitialize_data();
+    void exitDuringInitialize();
+    void neverAnsweringServerIsReaped_data();
+    void neverAnsweringServerIsReaped();
+    void commandThatDoesNotExist();
+    void usageErrors_data();
+    void usageErrors();
+    void toolErrorExitsWithOne_data();
+    void toolErrorExitsWithOne();
+    void jsonOutputIsOneObjectPerCommand_data();
+    void jsonOutputIsOneObjectPerCommand();
+    void serverStderrGoesToFile();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_config; ///< an mcp.json naming the bad peers
+};
+
+void TestCliBadInput::initTestCase()
+{
+    QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_CLI)), MCPSCOPE_CLI);
+    QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_NODE)), "the pinned Node 22 is missing: npm ci in tests/peers");
+    QVERIFY(m_dir.isValid());
+
+    const QJsonObject servers {
+        { u"exit-during-init"_s,
+            QJsonObject { { u"command"_s, QStringLiteral(MCPSCOPE_NODE) },
+                { u"args"_s,
+                    QJsonArray { QString(QStringLiteral(MCPSCOPE_PEERS_DIR) + u"/exit-during-init.mjs"_s) } } } },
+    };
+    m_config = m_dir.filePath(u"mcp.json"_s);
+    QFile file(m_config);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QJsonDocument(QJsonObject { { u"mcpServers"_s, servers } }).toJson());
+}
+
+void TestCliBadInput::garbageBeforeTheServerIsOnlyAWarning()
+{
+    const CliRun run = runCli({ u"--stdio"_s, nodeCommand(u"garbage-stdout.mjs"_s), u"call"_s, u"echo"_s,
+        uR"({"message": "through the noise"})"_s });
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 0, run.report());
+    QVERIFY2(run.out.contains("Echo: through the noise"), run.report());
+    // One warning per line of garbage the peer printed before the SDK server took over.
+    QCOMPARE(run.err.count("warning: stdio server 'node' wrote a line that is not a JSON-RPC message"), 3);
+}
+
+void TestCliBadInput::onlyGarbageTimesOut()
+{
+    const CliRun run = runCli({ u"--stdio"_s, nodeCommand(u"garbage-stdout.mjs"_s, u"--only-garbage"_s), u"--timeout"_s,
+        u"2"_s, u"tools"_s });
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 7, run.report());
+    QVERIFY2(run.err.contains("did not answer initialize within 2 s"), run.report());
+    // The timeout explains itself: the server talked, just not JSON-RPC.
+    QVERIFY2(run.err.contains("line(s) that are not JSON-RPC messages"), run.report());
+    QVERIFY2(run.err.contains("answering with text instead"), run.report());
+}
+
+void TestCliBadInput::exitDuringInitialize_data()
+{
+    QTest::addColumn<QStringList>("selection");
+    QTest::addColumn<QString>("serverName");
+    QTest::newRow("--stdio command line, named after the program")
+        << QStringList { u"--stdio"_s, nodeCommand(u"exit-during-init.mjs"_s) } << u"node"_s;
+    QTest::newRow("named server from an mcp.json")
+        << QStringList { u"--server"_s, u"exit-during-init"_s, u"--config"_s, m_config } << u"exit-during-init"_s;
+}
+
+void TestCliBadInput::exitDuringInitialize()
+{
+    QFETCH(QStringList, selection);
+    QFETCH(QString, serverName);
+    const CliRun run = runCli(selection + QStringList { u"tools"_s });
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 4, run.report());
+    QVERIFY2(run.err.contains(QByteArray("Server '" + serverName.toUtf8() + "' failed to initialize")), run.report());
+    QVERIFY2(run.err.contains("exited with code 3"), run.report());
+    // The peer's own stderr is passed through, prefixed with the server name.
+    QVERIFY2(
+        run.err.contains(QByteArray('[' + serverName.toUtf8() + "] exit-during-init: got initialize")), run.report());
+}
+
+void TestCliBadInput::neverAnsweringServerIsReaped_data()
+{
+    QTest::addColumn<QString>("flags");
+    QTest::addColumn<int>("processes");
+    QTest::newRow("ends on SIGTERM") << QString() << 1;
+    QTest::newRow("grandchild ignores SIGTERM, outlives the leader") << u"--spawn-grandchild"_s << 2;
+    QTest::newRow("ignores SIGTERM, with a grandchild that does too") << u"--ignore-sigterm --spawn-grandchild"_s << 2;
+}
+
+void TestCliBadInput::neverAnsweringServerIsReaped()
+{
+    QFETCH(QString, flags);
+    QFETCH(int, processes);
+    using mcpscope::testsupport::processesWithMarker;
+    const QString marker = mcpscope::testsupport::newMarker();
+    QProcess process;
+    startCli(process,
+        { u"--stdio"_s, nodeCommand(u"never-answers.mjs"_s, flags), u"--env"_s,
+            mcpscope::testsupport::markerVariable() + u'=' + marker, u"--timeout"_s, u"1"_s, u"tools"_s });
+
+    // While the CLI runs, the marker finds the peer (and its grandchild): proof that the empty list
+    // at the end means "reaped", not "never found". Even past the timeout the peer lives on for the
+    // 2 s between closing its stdin and SIGTERM, so this cannot race the CLI.
+    QByteArray err;
+    const auto readErr = [&] {
+        err += process.readAllStandardError();
+        return err;
+    };
+    QTRY_VERIFY2_WITH_TIMEOUT(readErr().contains("never-answers: ready"), err.constData(), RunTimeoutMs);
+    QCOMPARE(processesWithMarker(marker).size(), processes);
+
+    const CliRun run = finishCli(process, err);
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 7, run.report());
+    QVERIFY2(run.err.contains("did not answer initialize within 1 s"), run.report());
+    if (flags.contains(u"--ignore-sigterm"_s))
+        QVERIFY2(run.err.contains("never-answers: ignoring SIGTERM"), run.report());
+    // The CLI exits right after its last SIGKILL to the group; the kernel may need a moment to
+    // finish the killed processes off, which is why this waits rather than checks once.
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        processesWithMarker(marker).isEmpty(), qPrintable(processesWithMarker(marker).join(u"; "_s)), 2000);
+}
+
+void TestCliBadInput::commandThatDoesNotExist()
+{
+    const CliRun run = runCli({ u"--stdio"_s, u"/nonexistent/mcp-server-xyz --flag"_s, u"tools"_s });
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 4, run.report());
+    QVERIFY2(run.err.contains("/nonexistent/mcp-server-xyz"), run.report());
+    QVERIFY2(run.err.contains("failed to start"), run.report());
+}
+
+void TestCliBadInput::usageErrors_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("expectedMessage");
+    const QString everything = everythingCommand();
+    QTest::newRow("no command") << QStringList { u"--stdio"_s, everything } << u"no command given"_s;
+    QTest::newRow("unknown command") << QStringList { u"--stdio"_s, everything, u"frobnicate"_s }
+                                     << u"unknown command 'frobnicate'"_s;
+    QTest::newRow("no server selected") << QStringList { u"tools"_s } << u"choose the server with exactly one of"_s;
+    QTest::newRow("timeout that is not a number")
+        << QStringList { u"--stdio"_s, everything, u"--timeout"_s, u"soon"_s, u"tools"_s } << u"--timeout"_s;
+    QTest::newRow("arguments that are not JSON") << QStringList { u"--stdio"_s, everything, u"call"_s, u"echo"_s,
+        u"{message: oops"_s } << u"arguments must be a JSON object"_s;
+    QTest::newRow("arguments that are JSON but not an object") << QStringList { u"--stdio"_s, everything, u"call"_s,
+        u"echo"_s, u"[1, 2]"_s } << u"arguments must be a JSON object"_s;
+    const QString missing = m_dir.filePath(u"missing.json"_s);
+    QTest::newRow("config file that does not exist")
+        << QStringList { u"--server"_s, u"x"_s, u"--config"_s, missing, u"tools"_s } << missing;
+    QTest::newRow("server the config does not have") << QStringList { u"--server"_s, u"x"_s, u"--config"_s, m_config,
+        u"tools"_s } << u"has no server named 'x' (it has: exit-during-init)"_s;
+    QTest::newRow("--server without --config")
+        << QStringList { u"--server"_s, u"x"_s, u"tools"_s } << u"--server needs --config FILE"_s;
+}
+
+void TestCliBadInput::usageErrors()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, expectedMessage);
+    const CliRun run = runCli(arguments);
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 2, run.report());
+    QVERIFY2(run.err.contains(expectedMessage.toUtf8()), run.report());
+}
+
+void TestCliBadInput::toolErrorExitsWithOne_data()
+{
+    QTest::addColumn<QStringList>("call");
+    QTest::newRow("unknown tool") << QStringList { u"no-such-tool"_s, u"{}"_s };
+    QTest::newRow("arguments the input schema rejects") << QStringList { u"get-sum"_s, uR"({"a": "x"})"_s };
+}
+
+void TestCliBadInput::toolErrorExitsWithOne()
+{
+    QFETCH(QStringList, call);
+    const CliRun run = runCli(QStringList { u"--stdio"_s, everythingCommand(), u"call"_s } + call);
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 1, run.report());
+    QVERIFY2(run.out.contains("The tool reported an error (isError: true)"), run.report());
+    QVERIFY2(run.out.contains("-32602"), run.report());
+}
+
+void TestCliBadInput::jsonOutputIsOneObjectPerCommand_data()
+{
+    QTest::addColumn<QStringList>("command");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<bool>("ok");
+    QTest::addColumn<QString>("resultKey"); ///< a key the result object must have
+    QTest::newRow("info") << QStringList { u"info"_s } << 0 << true << u"serverInfo"_s;
+    QTest::newRow("tools") << QStringList { u"tools"_s } << 0 << true << u"tools"_s;
+    QTest::newRow("call") << QStringList { u"call"_s, u"echo"_s, uR"({"message": "json"})"_s } << 0 << true
+                          << u"content"_s;
+    QTest::newRow("call that returns isError")
+        << QStringList { u"call"_s, u"no-such-tool"_s } << 1 << true << u"isError"_s;
+    QTest::newRow("prompts") << QStringList { u"prompts"_s } << 0 << true << u"prompts"_s;
+    QTest::newRow("complete") << QStringList { u"complete"_s, u"prompt"_s, u"completable-prompt"_s, u"department"_s,
+        u"S"_s } << 0 << true << u"completion"_s;
+    QTest::newRow("read of an unknown resource")
+        << QStringList { u"read"_s, u"demo://resource/no-such-thing"_s } << 4 << false << QString();
+}
+
+void TestCliBadInput::jsonOutputIsOneObjectPerCommand()
+{
+    QFETCH(QStringList, command);
+    QFETCH(int, exitCode);
+    QFETCH(bool, ok);
+    QFETCH(QString, resultKey);
+    const CliRun run = runCli(QStringList { u"--stdio"_s, everythingCommand(), u"--json"_s } + command);
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == exitCode, run.report());
+
+    QVERIFY2(run.out.endsWith('\n'), run.report());
+    QCOMPARE(run.out.count('\n'), 1);
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
+    QVERIFY2(doc.isObject(), qPrintable(error.errorString()));
+    const QJsonObject object = doc.object();
+    QCOMPARE(object.value(u"command"_s).toString(), command.first());
+    QCOMPARE(object.value(u"ok"_s), QJsonValue(ok));
+    if (ok) {
+        QVERIFY2(object.value(u"result"_s).toObject().contains(resultKey), run.out.constData());
+    } else {
+        QCOMPARE(object.value(u"exitCode"_s).toInt(), exitCode);
+        QVERIFY(!object.value(u"message"_s).toString().isEmpty());
+        QCOMPARE(object.value(u"error"_s)[u"code"_s].toInt(), -32602);
+    }
+}
+
+void TestCliBadInput::serverStderrGoesToFile()
+{
+    const QString logFile = m_dir.filePath(u"server-stderr.log"_s);
+    const CliRun run = runCli({ u"--stdio"_s, everythingCommand(), u"--stderr"_s, logFile, u"tools"_s });
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 0, run.report());
+    QVERIFY2(run.out.contains("echo"), run.report());
+
+    QFile log(logFile);
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    const QByteArray logged = log.readAll();
+    QVERIFY2(logged.contains("Starting default (STDIO) server..."), logged.constData());
+    QVERIFY2(!run.err.contains("Starting default (STDIO) server..."), run.report());
+}
+
+QTEST_GUILESS_MAIN(TestCliBadInput)
+#include "tst_clibadinput.moc"
