@@ -153,6 +153,14 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     }
     m_command = positional.first();
     m_commandArgs = positional.mid(1);
+    if ((m_command == QLatin1String("call") || m_command == QLatin1String("prompt")) && m_commandArgs.size() > 1) {
+        // Checked before any server starts, so a typo costs nothing.
+        QJsonParseError parseError;
+        if (!QJsonDocument::fromJson(m_commandArgs.at(1).toUtf8(), &parseError).isObject()) {
+            *error = tr("arguments must be a JSON object, not '%1'").arg(m_commandArgs.at(1));
+            return false;
+        }
+    }
     if (!Commands.contains(m_command)) {
         *error = tr("unknown command '%1' (one of: %2)").arg(m_command, Commands.join(QStringLiteral(", ")));
         return false;
@@ -178,7 +186,27 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
             *error = tr("--stdio needs a command line");
             return false;
         }
+        // Name the server after what it runs, not the launcher in front of it ("node", "npx", …).
+        static const QStringList launchers { QStringLiteral("node"), QStringLiteral("npx"), QStringLiteral("uvx"),
+            QStringLiteral("uv"), QStringLiteral("python"), QStringLiteral("python3"), QStringLiteral("sh"),
+            QStringLiteral("bash"), QStringLiteral("deno"), QStringLiteral("bun"), QStringLiteral("env") };
         m_config.name = QFileInfo(words.first()).fileName();
+        if (launchers.contains(m_config.name)) {
+            for (const QString& word : words.mid(1)) {
+                if (!word.startsWith(QLatin1Char('-')) && !word.contains(QLatin1Char('='))) {
+                    static const QStringList generic { QStringLiteral("index"), QStringLiteral("main"),
+                        QStringLiteral("server"), QStringLiteral("dist"), QStringLiteral("build"), QStringLiteral("lib"),
+                        QStringLiteral("src"), QStringLiteral("bin") };
+                    QFileInfo info(word);
+                    m_config.name = info.completeBaseName();
+                    while (generic.contains(m_config.name) && info.absolutePath() != info.absoluteFilePath()) {
+                        info = QFileInfo(info.absolutePath());
+                        m_config.name = info.fileName();
+                    }
+                    break;
+                }
+            }
+        }
         m_config.transport = TransportKind::Stdio;
         m_config.command = words.first();
         m_config.args = words.mid(1);

@@ -147,7 +147,7 @@ void TestCliBadInput::garbageBeforeTheServerIsOnlyAWarning()
     QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 0, run.report());
     QVERIFY2(run.out.contains("Echo: through the noise"), run.report());
     // One warning per line of garbage the peer printed before the SDK server took over.
-    QCOMPARE(run.err.count("warning: stdio server 'node' wrote a line that is not a JSON-RPC message"), 3);
+    QCOMPARE(run.err.count("warning: stdio server 'garbage-stdout' wrote a line that is not a JSON-RPC message"), 3);
 }
 
 void TestCliBadInput::onlyGarbageTimesOut()
@@ -166,8 +166,8 @@ void TestCliBadInput::exitDuringInitialize_data()
 {
     QTest::addColumn<QStringList>("selection");
     QTest::addColumn<QString>("serverName");
-    QTest::newRow("--stdio command line, named after the program")
-        << QStringList { u"--stdio"_s, nodeCommand(u"exit-during-init.mjs"_s) } << u"node"_s;
+    QTest::newRow("--stdio command line, named after the script the launcher runs")
+        << QStringList { u"--stdio"_s, nodeCommand(u"exit-during-init.mjs"_s) } << u"exit-during-init"_s;
     QTest::newRow("named server from an mcp.json")
         << QStringList { u"--server"_s, u"exit-during-init"_s, u"--config"_s, m_config } << u"exit-during-init"_s;
 }
