@@ -35,5 +35,16 @@ int main(int argc, char* argv[])
     // For start-up measurements and smoke tests: quit once the first frame is up.
     if (qEnvironmentVariableIsSet("MCPSCOPE_QUIT_AFTER_SHOW"))
         QTimer::singleShot(0, &app, &QApplication::quit);
+    // `make screenshot`: save the window after the demo servers had time to connect, then quit.
+    const QString screenshot = qEnvironmentVariable("MCPSCOPE_SCREENSHOT");
+    if (!screenshot.isEmpty()) {
+        QTimer::singleShot(qEnvironmentVariableIntValue("MCPSCOPE_SCREENSHOT_DELAY_MS") > 0
+                ? qEnvironmentVariableIntValue("MCPSCOPE_SCREENSHOT_DELAY_MS")
+                : 4000,
+            &window, [&window, screenshot] {
+                window.grab().save(screenshot);
+                QApplication::quit();
+            });
+    }
     return QApplication::exec();
 }

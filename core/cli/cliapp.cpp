@@ -537,37 +537,6 @@ void CliApp::progress(const ProgressUpdate& update)
     m_err.flush();
 }
 
-int CliApp::exitCodeFor(FailureKind kind) const
-{
-    switch (kind) {
-    case FailureKind::Timeout:
-        return ExitTimeout;
-    case FailureKind::AuthRequired:
-    case FailureKind::InsufficientScope:
-        return ExitAuthRequired;
-    case FailureKind::ToolError:
-        return ExitToolError;
-    default:
-        return ExitTransportFailure;
-    }
-}
-
-int CliApp::exitCodeFor(const Reply& reply) const
-{
-    switch (reply.status) {
-    case Reply::Status::Ok:
-        return ExitSuccess;
-    case Reply::Status::TimedOut:
-        return ExitTimeout;
-    case Reply::Status::RpcError:
-        return ExitTransportFailure;
-    case Reply::Status::Failed:
-    case Reply::Status::Cancelled:
-        return exitCodeFor(reply.failure.kind);
-    }
-    return ExitTransportFailure;
-}
-
 void CliApp::complete(const Reply& reply, const QJsonObject& extra, int successCode)
 {
     if (!reply.ok()) {

@@ -41,8 +41,6 @@ private:
     void printResult(const Reply& reply, const QJsonObject& extra);
     void fail(const QString& message, int code, const QJsonObject& extra = {});
     void quit(int code);
-    int exitCodeFor(const Reply& reply) const;
-    int exitCodeFor(FailureKind kind) const;
     void progress(const ProgressUpdate& update);
     QJsonObject parseJsonArg(int index, bool* ok);
 

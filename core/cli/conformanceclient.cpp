@@ -237,37 +237,6 @@ void ConformanceClient::printToolResult(const QJsonObject& result)
     m_out.flush();
 }
 
-int ConformanceClient::exitCodeFor(FailureKind kind)
-{
-    switch (kind) {
-    case FailureKind::Timeout:
-        return ExitTimeout;
-    case FailureKind::AuthRequired:
-    case FailureKind::InsufficientScope:
-        return ExitAuthRequired;
-    case FailureKind::ToolError:
-        return ExitToolError;
-    default:
-        return ExitTransportFailure;
-    }
-}
-
-int ConformanceClient::exitCodeFor(const Reply& reply)
-{
-    switch (reply.status) {
-    case Reply::Status::Ok:
-        return ExitSuccess;
-    case Reply::Status::TimedOut:
-        return ExitTimeout;
-    case Reply::Status::RpcError:
-        return ExitTransportFailure;
-    case Reply::Status::Failed:
-    case Reply::Status::Cancelled:
-        return exitCodeFor(reply.failure.kind);
-    }
-    return ExitTransportFailure;
-}
-
 void ConformanceClient::say(const QString& line)
 {
     m_err << "mcpscope-cli conformance: " << line << '\n';

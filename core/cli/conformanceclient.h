@@ -64,8 +64,6 @@ private:
     void printToolResult(const QJsonObject& result);
     void finish(int exitCode, const QString& message = {});
     void emitFinished();
-    static int exitCodeFor(const Reply& reply);
-    static int exitCodeFor(FailureKind kind);
     void say(const QString& line);
 
     QTextStream m_out;

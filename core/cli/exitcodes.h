@@ -1,6 +1,10 @@
 #pragma once
 
+#include "transport/transportfailure.h"
+
 namespace mcpscope {
+
+struct Reply;
 
 /// mcpscope-cli's exit codes; README and --help document the same table.
 enum ExitCode : int {
@@ -13,5 +17,9 @@ enum ExitCode : int {
     ExitBreakerOpen = 6,       ///< the server's circuit breaker is open
     ExitTimeout = 7,           ///< no answer before the deadline
 };
+
+/// The exit code for a failure of this kind, and for how a request ended.
+int exitCodeFor(FailureKind kind);
+int exitCodeFor(const Reply& reply);
 
 } // namespace mcpscope

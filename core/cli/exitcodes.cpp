@@ -1,0 +1,40 @@
+#include "exitcodes.h"
+
+#include "session/clientsession.h"
+
+namespace mcpscope {
+
+int exitCodeFor(FailureKind kind)
+{
+    switch (kind) {
+    case FailureKind::Timeout:
+        return ExitTimeout;
+    case FailureKind::AuthRequired:
+    case FailureKind::InsufficientScope:
+        return ExitAuthRequired;
+    case FailureKind::ToolError:
+        return ExitToolError;
+    default:
+        return ExitTransportFailure;
+    }
+}
+
+
+int exitCodeFor(const Reply& reply)
+{
+    switch (reply.status) {
+    case Reply::Status::Ok:
+        return ExitSuccess;
+    case Reply::Status::TimedOut:
+        return ExitTimeout;
+    case Reply::Status::RpcError:
+        return ExitTransportFailure;
+    case Reply::Status::Failed:
+    case Reply::Status::Cancelled:
+        return exitCodeFor(reply.failure.kind);
+    }
+    return ExitTransportFailure;
+}
+
+
+} // namespace mcpscope
