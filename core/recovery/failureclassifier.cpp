@@ -1,0 +1,112 @@
+#include "failureclassifier.h"
+
+#include "session/clientsession.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QStringList>
+
+namespace mcpscope {
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("FailureClassifier", text);
+}
+
+/// The text parts of a tool's error result, so the report shows the server's answer as it came (R8).
+QString toolErrorText(const QJsonObject& result)
+{
+    QStringList parts;
+    const QJsonArray content = result.value(QLatin1String("content")).toArray();
+    for (const QJsonValue& item : content) {
+        const QJsonObject object = item.toObject();
+        if (object.value(QLatin1String("type")).toString() == QLatin1String("text"))
+            parts.append(object.value(QLatin1String("text")).toString());
+    }
+    return parts.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+DispatchVerdict FailureClassifier::verdictFor(FailureKind kind, int httpStatus, bool isToolCall)
+{
+    switch (kind) {
+    case FailureKind::NotSent:
+    case FailureKind::AuthRequired:
+    case FailureKind::InsufficientScope:
+        return DispatchVerdict::NotDispatched;
+    case FailureKind::HttpError:
+        // Only a 4xx is a refusal; a 5xx (or anything stranger) may have come after the work ran.
+        return httpStatus >= 400 && httpStatus < 500 ? DispatchVerdict::Declined : DispatchVerdict::Unknown;
+    case FailureKind::ProtocolError:
+        // A tools/call that errors may have run part of the tool first (cloudflare-os).
+        return isToolCall ? DispatchVerdict::Unknown : DispatchVerdict::Declined;
+    case FailureKind::ToolError:
+        return DispatchVerdict::Executed;
+    case FailureKind::SessionExpired:
+    case FailureKind::TransportLost:
+    case FailureKind::Timeout:
+        break;
+    }
+    return DispatchVerdict::Unknown;
+}
+
+std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply, bool isToolCall)
+{
+    ClassifiedFailure classified;
+    switch (reply.status) {
+    case Reply::Status::Cancelled:
+        return std::nullopt;
+    case Reply::Status::Ok: {
+        const QJsonObject result = reply.resultObject();
+        if (!isToolCall || result.value(QLatin1String("isError")) != QJsonValue(true))
+            return std::nullopt;
+        classified.kind = FailureKind::ToolError;
+        classified.verdict = DispatchVerdict::Executed;
+        classified.message = toolErrorText(result);
+        if (classified.message.isEmpty())
+            classified.message = tr("The tool reported an error without a message.");
+        return classified;
+    }
+    case Reply::Status::RpcError:
+        // The kind comes from the fact that a JSON-RPC error arrived, never from its code or text.
+        classified.kind = FailureKind::ProtocolError;
+        classified.verdict = verdictFor(FailureKind::ProtocolError, 0, isToolCall);
+        classified.message = reply.failure.message.isEmpty() ? reply.describe() : reply.failure.message;
+        return classified;
+    case Reply::Status::TimedOut:
+        classified.kind = FailureKind::Timeout;
+        classified.verdict = DispatchVerdict::Unknown;
+        classified.message = reply.describe();
+        return classified;
+    case Reply::Status::Failed:
+        break;
+    }
+
+    const TransportFailure& failure = reply.failure;
+    classified.kind = failure.kind;
+    classified.httpStatus = failure.httpStatus;
+    classified.message = reply.describe();
+    if (failure.kind == FailureKind::ToolError) {
+        // A transport cannot observe a tool error; without evidence the verdict stays Unknown (§1 default).
+        classified.verdict = DispatchVerdict::Unknown;
+        return classified;
+    }
+    if (failure.kind == FailureKind::NotSent && (reply.written || failure.requestWritten)) {
+        // NotSent means the bytes never left; a written flag contradicts that, so the only safe
+        // reading is that the request may be on the server (§1: Unknown unless proven otherwise).
+        classified.kind = FailureKind::TransportLost;
+        classified.verdict = DispatchVerdict::Unknown;
+        return classified;
+    }
+    // A transport ProtocolError is a malformed or oversized answer: the request was handled, so
+    // even a non-tool request gets Unknown rather than the Declined a well-formed error earns.
+    classified.verdict = failure.kind == FailureKind::ProtocolError
+        ? DispatchVerdict::Unknown
+        : verdictFor(failure.kind, failure.httpStatus, isToolCall);
+    return classified;
+}
+
+} // namespace mcpscope

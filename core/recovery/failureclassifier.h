@@ -1,0 +1,36 @@
+#pragma once
+
+#include "transport/transportfailure.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace mcpscope {
+
+struct Reply;
+
+/// The failure kind and dispatch verdict of one failed attempt (RECOVERY.md §1).
+struct ClassifiedFailure
+{
+    FailureKind kind = FailureKind::TransportLost;
+    DispatchVerdict verdict = DispatchVerdict::Unknown;
+    int httpStatus = 0;
+    QString message; ///< one sentence for people, as the transport or the server worded it
+};
+
+/// Turns how a request ended into a failure kind and a dispatch verdict, from transport evidence
+/// only: text inside a JSON-RPC error or a tool result never changes the kind, because a server's
+/// own words cannot tell what the transport did (RECOVERY.md §1, bifrost's dead-session rule).
+namespace FailureClassifier {
+
+/// nullopt for a success (a result that is not a tool's isError: true) and for a cancellation,
+/// which is not a failure kind. isToolCall: the request was tools/call.
+std::optional<ClassifiedFailure> classify(const Reply& reply, bool isToolCall);
+
+/// The verdict §1 gives a kind the transport reported, before any Reply-level correction.
+DispatchVerdict verdictFor(FailureKind kind, int httpStatus, bool isToolCall);
+
+} // namespace FailureClassifier
+
+} // namespace mcpscope

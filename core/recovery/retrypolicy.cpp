@@ -1,0 +1,181 @@
+#include "retrypolicy.h"
+
+#include <QCoreApplication>
+
+namespace mcpscope {
+
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("RetryPolicy", text);
+}
+
+bool isExactlyTrue(const QJsonObject& annotations, QLatin1String key)
+{
+    // Only the JSON value true counts: "true", 1 or a missing hint must fail safe (§2).
+    return annotations.value(key) == QJsonValue(true);
+}
+
+Decision make(RecoveryAction action, const char* rule, const QString& reason, bool outcomeUncertain = false,
+    bool reconnect = false)
+{
+    Decision decision;
+    decision.action = action;
+    decision.rule = QLatin1String(rule);
+    decision.reason = reason;
+    decision.outcomeUncertain = outcomeUncertain;
+    decision.reconnect = reconnect;
+    return decision;
+}
+
+bool losesTheSession(FailureKind kind)
+{
+    return kind == FailureKind::SessionExpired || kind == FailureKind::TransportLost;
+}
+
+/// R7. A retry is only made under R1–R4, but R1–R3 retry write-capable calls too (their first send
+/// never reached the server). If such a retry then fails where it may have run, the call is just as
+/// uncertain as under R5/R6, and reporting a plain failure would invite the user to send it a third time.
+Decision decideRetryFailure(const ClassifiedFailure& failure, bool readOnly)
+{
+    const bool mayHaveRun = failure.verdict == DispatchVerdict::Unknown;
+    const bool uncertain = mayHaveRun && !readOnly;
+    const bool heal = losesTheSession(failure.kind);
+    QString reason;
+    if (uncertain) {
+        reason = tr("The retry failed as well, after it may have reached the server. A call is sent at most "
+                    "twice, so it was not sent again; it may or may not have taken effect, so check the "
+                    "server's state with a read before calling it again.");
+    } else {
+        reason = tr("The retry failed as well. A call is sent at most twice, so it was not sent again.");
+    }
+    return make(RecoveryAction::Stop, "R7", reason, uncertain, heal);
+}
+
+} // namespace
+
+bool RetryPolicy::isReplayable(const QJsonObject* toolAnnotations, bool isToolCall, const PolicySettings& settings)
+{
+    if (!isToolCall)
+        return true;
+    // A tool the last tools/list did not return has no hints we could trust: write-capable.
+    if (!toolAnnotations)
+        return false;
+    if (isExactlyTrue(*toolAnnotations, QLatin1String("readOnlyHint")))
+        return true;
+    // destructiveHint:false alone never permits replay: a duplicate "create" still matters (§2).
+    return settings.idempotentReplay && isExactlyTrue(*toolAnnotations, QLatin1String("idempotentHint"));
+}
+
+Decision RetryPolicy::decide(const ClassifiedFailure& failure, const QJsonObject* toolAnnotations, bool isToolCall,
+    int attempt, const PolicySettings& settings)
+{
+    const bool replayable = isReplayable(toolAnnotations, isToolCall, settings);
+    // Whether the outcome of a lost answer matters is a question of writing, not of replay permission:
+    // an idempotent tool that may have run is still a write whose effect is unknown (R6, R7).
+    const bool readOnly = isReplayable(toolAnnotations, isToolCall, PolicySettings {});
+    // R7 wins over every other row: a call is sent at most twice.
+    if (attempt >= 2)
+        return decideRetryFailure(failure, readOnly);
+
+    switch (failure.kind) {
+    case FailureKind::NotSent:
+        return make(RecoveryAction::RetryOnce, "R1",
+            tr("The request never reached the server, so it is safe to send it once more after reconnecting "
+               "if needed."),
+            false, true);
+    case FailureKind::AuthRequired:
+        return make(RecoveryAction::AuthThenRetry, "R2",
+            tr("The server asked for credentials before running anything; they are refreshed, then the call "
+               "is sent once more."),
+            false, true);
+    case FailureKind::InsufficientScope:
+        return make(RecoveryAction::StepUpThenRetry, "R3",
+            tr("The server needs a wider authorization scope before running anything; it is requested, then "
+               "the call is sent once more."));
+    case FailureKind::SessionExpired:
+    case FailureKind::TransportLost: {
+        const bool expired = failure.kind == FailureKind::SessionExpired;
+        if (replayable) {
+            QString reason = expired
+                ? tr("The session expired; the call only reads, so it is sent once more on a new session.")
+                : tr("The connection was lost; the call only reads, so it is sent once more on a new session.");
+            if (!readOnly)
+                reason = expired ? tr("The session expired; the tool is idempotent and the idempotent-replay policy "
+                                      "is on, so it is sent once more on a new session.")
+                                 : tr("The connection was lost; the tool is idempotent and the idempotent-replay "
+                                      "policy is on, so it is sent once more on a new session.");
+            return make(RecoveryAction::ReconnectThenRetry, "R4", reason, false, true);
+        }
+        const QString reason = expired
+            ? tr("The session expired after the call may have reached the server; it was not sent again to avoid "
+                 "a duplicate write.")
+            : tr("The connection was lost after the call may have reached the server; it was not sent again to "
+                 "avoid a duplicate write.");
+        return make(RecoveryAction::HealNoReplay, "R5", reason, true, true);
+    }
+    case FailureKind::Timeout:
+        if (readOnly) {
+            return make(RecoveryAction::CancelNoRetry, "R6",
+                tr("The server did not answer in time; the request was cancelled and not sent again."));
+        }
+        return make(RecoveryAction::CancelNoRetry, "R6",
+            tr("The server did not answer in time; the request was cancelled and not sent again, so it may or may "
+               "not have taken effect."),
+            true);
+    case FailureKind::ToolError:
+        return make(RecoveryAction::Stop, "R8",
+            tr("The server ran the tool and reported an error; its answer is reported as it came."));
+    case FailureKind::ProtocolError:
+        if (failure.verdict == DispatchVerdict::Unknown) {
+            return make(RecoveryAction::Stop, "R8",
+                tr("The server answered with an error after the call may have run; it is reported as it came "
+                   "and not sent again."));
+        }
+        return make(RecoveryAction::Stop, "R8",
+            tr("The server answered with an error; it is reported as it came and not sent again."));
+    case FailureKind::HttpError:
+        if (failure.verdict == DispatchVerdict::Unknown) {
+            return make(RecoveryAction::Stop, "R8",
+                tr("The server answered with HTTP %1, which may have come after the call ran; it is reported as "
+                   "it came and not sent again.")
+                    .arg(failure.httpStatus));
+        }
+        return make(RecoveryAction::Stop, "R8",
+            tr("The server refused the request with HTTP %1; it is reported as it came and not sent again.")
+                .arg(failure.httpStatus));
+    }
+    // Not reachable for a valid kind; stopping is the answer that can never duplicate a write.
+    return make(RecoveryAction::Stop, "R8", tr("The failure is reported as it came and the call was not sent again."));
+}
+
+Decision RetryPolicy::breakerOpen(const QString& breakerMessage)
+{
+    return make(RecoveryAction::FailFast, "R9", breakerMessage);
+}
+
+QString RetryPolicy::actionName(RecoveryAction action)
+{
+    switch (action) {
+    case RecoveryAction::RetryOnce:
+        return QStringLiteral("retry_once");
+    case RecoveryAction::ReconnectThenRetry:
+        return QStringLiteral("reconnect_then_retry");
+    case RecoveryAction::AuthThenRetry:
+        return QStringLiteral("auth_then_retry");
+    case RecoveryAction::StepUpThenRetry:
+        return QStringLiteral("step_up_then_retry");
+    case RecoveryAction::HealNoReplay:
+        return QStringLiteral("heal_no_replay");
+    case RecoveryAction::CancelNoRetry:
+        return QStringLiteral("cancel_no_retry");
+    case RecoveryAction::Stop:
+        return QStringLiteral("stop");
+    case RecoveryAction::FailFast:
+        return QStringLiteral("fail_fast");
+    }
+    return {};
+}
+
+} // namespace mcpscope

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "failureclassifier.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace mcpscope {
+
+/// Per-server replay policy (RECOVERY.md §2).
+struct PolicySettings
+{
+    /// Also replay tools whose idempotentHint is exactly true. Off by default; the UI shows it when on.
+    bool idempotentReplay = false;
+};
+
+enum class RecoveryAction {
+    RetryOnce, ///< R1: send again once, after reconnecting if the transport needs it
+    ReconnectThenRetry, ///< R4: wait for a new, distinct session, then send again once
+    AuthThenRetry, ///< R2: refresh or re-acquire credentials, reconnect, then send again once
+    StepUpThenRetry, ///< R3: re-authorize with the challenge's scopes, then send again once
+    HealNoReplay, ///< R5: heal the transport but never send the call again
+    CancelNoRetry, ///< R6: notifications/cancelled went out; no retry
+    Stop, ///< R7, R8: no retry; report what happened
+    FailFast, ///< R9: the breaker is open; nothing was sent
+};
+
+/// What to do about one failed attempt, and which rule of RECOVERY.md §3 said so.
+struct Decision
+{
+    RecoveryAction action = RecoveryAction::Stop;
+    QString rule; ///< "R1".."R9"; every call record stores it and the UI shows it
+    QString reason; ///< plain words for people
+    /// The call ends as outcome_uncertain (§5): a write-capable call may have run and was not sent again.
+    bool outcomeUncertain = false;
+    /// The transport needs healing before the session is usable again (the engine knows whether it is).
+    bool reconnect = false;
+};
+
+/// The decision table of RECOVERY.md §3: a pure function and the only place that decides whether a
+/// call is sent again. The one thing it must never allow is a second send of a write-capable call
+/// that may already have run.
+namespace RetryPolicy {
+
+/// toolAnnotations: the tool's annotations exactly as the last tools/list sent them; nullptr when
+/// the request is not a tools/call or the tool is not listed. attempt: 1 for the first send.
+Decision decide(const ClassifiedFailure& failure, const QJsonObject* toolAnnotations, bool isToolCall, int attempt,
+    const PolicySettings& settings);
+
+/// R9: the breaker is open, so the call fails fast without being sent and without a strike.
+Decision breakerOpen(const QString& breakerMessage);
+
+/// §2: every non-tool request; a tool whose readOnlyHint is exactly the JSON value true; with
+/// idempotentReplay, a tool whose idempotentHint is exactly true. Anything else is write-capable.
+bool isReplayable(const QJsonObject* toolAnnotations, bool isToolCall, const PolicySettings& settings);
+
+/// Stable identifier for logs and exports: "retry_once", "heal_no_replay", …
+QString actionName(RecoveryAction action);
+
+} // namespace RetryPolicy
+
+} // namespace mcpscope
