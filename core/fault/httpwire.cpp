@@ -1,0 +1,338 @@
+#include "httpwire.h"
+
+#include <QCoreApplication>
+
+namespace mcpscope::HttpWire {
+
+namespace {
+constexpr qsizetype MaxHeadBytes = 64 * 1024;
+constexpr qsizetype MaxLineBytes = 8 * 1024;
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("HttpWire", text);
+}
+
+/// Index just past the line ending that starts at or after from (CRLF or a lone LF), or -1.
+qsizetype lineEnd(const QByteArray& buffer, qsizetype from, qsizetype* contentEnd)
+{
+    const qsizetype lf = buffer.indexOf('\n', from);
+    if (lf < 0)
+        return -1;
+    *contentEnd = (lf > from && buffer.at(lf - 1) == '\r') ? lf - 1 : lf;
+    return lf + 1;
+}
+} // namespace
+
+QByteArray header(const HeaderList& headers, QByteArrayView name)
+{
+    for (const auto& [key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+bool headerHasToken(const HeaderList& headers, QByteArrayView name, QByteArrayView token)
+{
+    for (const auto& [key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) != 0)
+            continue;
+        for (const QByteArray& part : value.split(',')) {
+            if (part.trimmed().compare(token, Qt::CaseInsensitive) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+HeaderList endToEndHeaders(const HeaderList& headers)
+{
+    static const QList<QByteArray> hopByHop { "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te",
+        "trailer", "upgrade", "proxy-authenticate", "proxy-authorization", "content-length" };
+    QList<QByteArray> named;
+    for (const auto& [key, value] : headers) {
+        if (key.compare("connection", Qt::CaseInsensitive) == 0) {
+            for (const QByteArray& part : value.split(','))
+                named.append(part.trimmed().toLower());
+        }
+    }
+    HeaderList kept;
+    for (const auto& pair : headers) {
+        const QByteArray lower = pair.first.toLower();
+        if (!hopByHop.contains(lower) && !named.contains(lower))
+            kept.append(pair);
+    }
+    return kept;
+}
+
+QByteArray reasonPhrase(int status)
+{
+    switch (status) {
+    case 100:
+        return "Continue";
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 202:
+        return "Accepted";
+    case 204:
+        return "No Content";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 413:
+        return "Content Too Large";
+    case 502:
+        return "Bad Gateway";
+    default:
+        return "Status";
+    }
+}
+
+QByteArray chunk(QByteArrayView data)
+{
+    return QByteArray::number(data.size(), 16) + "\r\n" + data.toByteArray() + "\r\n";
+}
+
+MessageReader::MessageReader(Kind kind)
+    : m_kind(kind)
+{ }
+
+bool MessageReader::feed(QByteArrayView bytes)
+{
+    if (m_state == State::Error)
+        return false;
+    m_buffer.append(bytes);
+    process();
+    return m_state != State::Error;
+}
+
+bool MessageReader::closeReceived()
+{
+    if (m_state == State::Body && m_framing == Framing::UntilClose)
+        m_state = State::Done;
+    return m_state == State::Done;
+}
+
+bool MessageReader::fail(const QString& error)
+{
+    m_state = State::Error;
+    m_error = error;
+    return false;
+}
+
+bool MessageReader::parseHead(QByteArrayView head)
+{
+    QList<QByteArray> lines;
+    qsizetype pos = 0;
+    const QByteArray text = head.toByteArray();
+    while (pos < text.size()) {
+        qsizetype contentEnd = 0;
+        const qsizetype next = lineEnd(text, pos, &contentEnd);
+        if (next < 0) {
+            lines.append(text.mid(pos));
+            break;
+        }
+        lines.append(text.mid(pos, contentEnd - pos));
+        pos = next;
+    }
+    if (lines.isEmpty())
+        return fail(tr("empty message head"));
+    const QList<QByteArray> start = lines.first().split(' ');
+    if (m_kind == Kind::Request) {
+        if (start.size() != 3 || start.at(0).isEmpty() || start.at(1).isEmpty() || !start.at(2).startsWith("HTTP/1."))
+            return fail(tr("malformed request line"));
+        method = start.at(0);
+        target = start.at(1);
+        version = start.at(2);
+    } else {
+        if (start.size() < 2 || !start.at(0).startsWith("HTTP/1.") || start.at(1).size() != 3)
+            return fail(tr("malformed status line"));
+        bool ok = false;
+        version = start.at(0);
+        status = start.at(1).toInt(&ok);
+        if (!ok || status < 100)
+            return fail(tr("malformed status code"));
+        reason = lines.first().mid(start.at(0).size() + start.at(1).size() + 2);
+    }
+    headers.clear();
+    for (qsizetype i = 1; i < lines.size(); ++i) {
+        const QByteArray& line = lines.at(i);
+        if (line.isEmpty())
+            continue;
+        if ((line.front() == ' ' || line.front() == '\t') && !headers.isEmpty()) {
+            headers.last().second += ' ' + line.trimmed(); // obsolete line folding
+            continue;
+        }
+        const qsizetype colon = line.indexOf(':');
+        if (colon <= 0 || line.left(colon).contains(' ') || line.left(colon).contains('\t'))
+            return fail(tr("malformed header line"));
+        headers.append({ line.left(colon), line.mid(colon + 1).trimmed() });
+    }
+
+    m_contentLength = -1;
+    const bool bodyless
+        = m_kind == Kind::Response && (m_noBody || (status >= 100 && status < 200) || status == 204 || status == 304);
+    const bool chunked = headerHasToken(headers, "Transfer-Encoding", "chunked");
+    const QByteArray length = header(headers, "Content-Length");
+    if (!length.isEmpty()) {
+        bool ok = false;
+        m_contentLength = length.toLongLong(&ok);
+        if (!ok || m_contentLength < 0)
+            return fail(tr("malformed Content-Length"));
+    }
+    if (bodyless) {
+        m_framing = Framing::None;
+    } else if (chunked) {
+        m_framing = Framing::Chunked;
+    } else if (!header(headers, "Transfer-Encoding").isEmpty()) {
+        if (m_kind == Kind::Request)
+            return fail(tr("unsupported Transfer-Encoding"));
+        m_framing = Framing::UntilClose;
+    } else if (m_contentLength >= 0) {
+        m_framing = m_contentLength > 0 ? Framing::Length : Framing::None;
+    } else {
+        m_framing = m_kind == Kind::Request ? Framing::None : Framing::UntilClose;
+    }
+    return true;
+}
+
+void MessageReader::process()
+{
+    for (;;) {
+        switch (m_state) {
+        case State::Head: {
+            if (m_kind == Kind::Request) {
+                // A client may send stray line breaks between requests (RFC 9112 §2.2).
+                while (!m_buffer.isEmpty() && (m_buffer.front() == '\r' || m_buffer.front() == '\n'))
+                    m_buffer.remove(0, 1);
+            }
+            qsizetype end = -1;
+            qsizetype headLength = 0;
+            const qsizetype crlf = m_buffer.indexOf("\r\n\r\n");
+            const qsizetype lf = m_buffer.indexOf("\n\n");
+            if (crlf >= 0 && (lf < 0 || crlf < lf)) {
+                headLength = crlf;
+                end = crlf + 4;
+            } else if (lf >= 0) {
+                headLength = lf;
+                end = lf + 2;
+            }
+            if (end < 0) {
+                if (m_buffer.size() > MaxHeadBytes)
+                    fail(tr("message head larger than %1 bytes").arg(MaxHeadBytes));
+                return;
+            }
+            if (!parseHead(QByteArrayView(m_buffer).first(headLength)))
+                return;
+            m_buffer.remove(0, end);
+            if (m_kind == Kind::Response && status >= 100 && status < 200 && status != 101) {
+                headers.clear(); // an interim response (100 Continue): the real one follows
+                continue;
+            }
+            switch (m_framing) {
+            case Framing::None:
+                m_state = State::Done;
+                break;
+            case Framing::Length:
+                m_remaining = m_contentLength;
+                m_state = State::Body;
+                break;
+            case Framing::UntilClose:
+                m_state = State::Body;
+                break;
+            case Framing::Chunked:
+                m_state = State::ChunkSize;
+                break;
+            }
+            continue;
+        }
+        case State::Body: {
+            if (m_buffer.isEmpty())
+                return;
+            if (m_framing == Framing::UntilClose) {
+                m_bodyBytesSeen += m_buffer.size();
+                m_body.append(std::exchange(m_buffer, {}));
+                return;
+            }
+            const qsizetype n = qsizetype(std::min<qint64>(m_remaining, m_buffer.size()));
+            m_body.append(QByteArrayView(m_buffer).first(n));
+            m_buffer.remove(0, n);
+            m_remaining -= n;
+            m_bodyBytesSeen += n;
+            if (m_remaining == 0)
+                m_state = State::Done;
+            continue;
+        }
+        case State::ChunkSize: {
+            qsizetype contentEnd = 0;
+            const qsizetype next = lineEnd(m_buffer, 0, &contentEnd);
+            if (next < 0) {
+                if (m_buffer.size() > MaxLineBytes)
+                    fail(tr("chunk size line too long"));
+                return;
+            }
+            QByteArray sizeText = m_buffer.left(contentEnd);
+            const qsizetype semicolon = sizeText.indexOf(';');
+            if (semicolon >= 0)
+                sizeText.truncate(semicolon);
+            bool ok = false;
+            const qint64 size = sizeText.trimmed().toLongLong(&ok, 16);
+            if (!ok || size < 0) {
+                fail(tr("malformed chunk size"));
+                return;
+            }
+            m_buffer.remove(0, next);
+            m_remaining = size;
+            m_state = size == 0 ? State::Trailers : State::ChunkData;
+            continue;
+        }
+        case State::ChunkData: {
+            if (m_buffer.isEmpty())
+                return;
+            const qsizetype n = qsizetype(std::min<qint64>(m_remaining, m_buffer.size()));
+            m_body.append(QByteArrayView(m_buffer).first(n));
+            m_buffer.remove(0, n);
+            m_remaining -= n;
+            m_bodyBytesSeen += n;
+            if (m_remaining == 0)
+                m_state = State::ChunkDataEnd;
+            continue;
+        }
+        case State::ChunkDataEnd:
+        case State::Trailers: {
+            qsizetype contentEnd = 0;
+            const qsizetype next = lineEnd(m_buffer, 0, &contentEnd);
+            if (next < 0) {
+                if (m_buffer.size() > MaxLineBytes)
+                    fail(tr("malformed chunk end"));
+                return;
+            }
+            const bool empty = contentEnd == 0;
+            m_buffer.remove(0, next);
+            if (m_state == State::ChunkDataEnd) {
+                if (!empty) {
+                    fail(tr("chunk data longer than its size"));
+                    return;
+                }
+                m_state = State::ChunkSize;
+            } else if (empty) {
+                m_state = State::Done;
+            }
+            continue;
+        }
+        case State::Done:
+        case State::Error:
+            return;
+        }
+    }
+}
+
+} // namespace mcpscope::HttpWire
