@@ -4,6 +4,9 @@
 #include "conformanceclient.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "proxycommand.h"
+#include "fault/faultproxy.h"
+#include "scriptrunner.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -36,7 +39,7 @@ QString compactJson(const QJsonObject& object)
 
 const QStringList Commands { QStringLiteral("info"), QStringLiteral("tools"), QStringLiteral("call"),
     QStringLiteral("resources"), QStringLiteral("templates"), QStringLiteral("read"), QStringLiteral("prompts"),
-    QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping") };
+    QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping"), QStringLiteral("run") };
 } // namespace
 
 CliApp::CliApp(QObject* parent)
@@ -74,11 +77,19 @@ QString CliApp::helpText()
         "  complete prompt|resource NAME-OR-URI ARG [VALUE]\n"
         "                              argument completion\n"
         "  ping                        round trip\n"
+        "  run SCRIPT|-                steps, one per line, through the recovery engine: call TOOL JSON, tools,\n"
+        "                              ping, expire [server|client], reconnect, kill, fault NAME [N] [ARGS],\n"
+        "                              breaker open|reset, wait MS, # comment (one JSON object per step)\n"
         "  conformance URL             client mode for the MCP conformance suite (alone, without server selection;\n"
         "                              reads MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT)\n"
+        "  proxy --upstream URL [--listen PORT] [--control PORT]\n"
+        "                              fault-injecting proxy on 127.0.0.1 in front of a Streamable HTTP server\n"
+        "                              (alone; runs until SIGINT/SIGTERM; --control serves the fault API)\n"
         "\n"
         "Options:\n"
         "  --json                      machine-readable output: one JSON object per command\n"
+        "  --log FILE                  append every finished call record to FILE as a JSON line\n"
+        "  --fault-proxy               put an HTTP server behind an embedded fault proxy (for run's fault steps)\n"
         "  --timeout SECONDS           per-request timeout (default 60)\n"
         "  --progress                  print progress notifications as they arrive (stderr)\n"
         "  --stderr FILE               write the server's stderr to FILE instead of ours\n"
@@ -119,7 +130,9 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption responsesOpt(QStringLiteral("responses"), {}, QStringLiteral("file"));
     const QCommandLineOption helpOpt(QStringList { QStringLiteral("h"), QStringLiteral("help") });
     const QCommandLineOption versionOpt(QStringLiteral("version"));
-    parser.addOptions({ urlOpt, headerOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt,
+    const QCommandLineOption faultProxyOpt(QStringLiteral("fault-proxy"));
+    const QCommandLineOption logOpt(QStringLiteral("log"), {}, QStringLiteral("file"));
+    parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt,
         logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
@@ -317,6 +330,33 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     }
     m_responder.setScript(script);
 
+    m_useFaultProxy = parser.isSet(faultProxyOpt);
+    if (m_useFaultProxy && !m_config.isHttp()) {
+        *error = tr("--fault-proxy needs an HTTP server (--url or an HTTP entry of --config)");
+        return false;
+    }
+    if (m_command == QLatin1String("run")) {
+        if (m_commandArgs.isEmpty()) {
+            *error = tr("run needs a script file, or - for standard input");
+            return false;
+        }
+        QFile script;
+        const bool opened = m_commandArgs.first() == QLatin1String("-")
+            ? script.open(stdin, QIODevice::ReadOnly)
+            : (script.setFileName(m_commandArgs.first()), script.open(QIODevice::ReadOnly));
+        if (!opened) {
+            *error = tr("cannot read script %1: %2").arg(m_commandArgs.first(), script.errorString());
+            return false;
+        }
+        m_script = QString::fromUtf8(script.readAll());
+    }
+    if (parser.isSet(logOpt)) {
+        m_log = std::make_unique<QFile>(parser.value(logOpt));
+        if (!m_log->open(QIODevice::WriteOnly | QIODevice::Append)) {
+            *error = tr("cannot append the call log to %1: %2").arg(m_log->fileName(), m_log->errorString());
+            return false;
+        }
+    }
     if (parser.isSet(stderrOpt)) {
         m_stderrFile = std::make_unique<QFile>(parser.value(stderrOpt));
         if (!m_stderrFile->open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Text)) {
@@ -335,6 +375,12 @@ int CliApp::start(const QStringList& arguments)
         auto* conformance = new ConformanceClient(this);
         connect(conformance, &ConformanceClient::finished, this, &CliApp::finished);
         return conformance->start(arguments.mid(2));
+    }
+    // `proxy --upstream URL`: the standalone fault proxy, run by ProxyCommand until SIGINT or SIGTERM.
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("proxy")) {
+        auto* proxy = new ProxyCommand(this);
+        connect(proxy, &ProxyCommand::finished, this, &CliApp::finished);
+        return proxy->start(arguments.mid(2));
     }
     QString error;
     if (!parse(arguments, &error)) {
@@ -379,6 +425,31 @@ int CliApp::start(const QStringList& arguments)
         });
     });
     connect(m_connection, &ServerConnection::ready, this, &CliApp::onReady);
+    if (m_log) {
+        connect(m_connection, &ServerConnection::callUpdated, this, [this](const CallRecord& record) {
+            if (!record.isFinished())
+                return;
+            m_log->write(QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact) + '\n');
+            m_log->flush();
+        });
+    }
+    if (m_useFaultProxy) {
+        m_proxy = new FaultProxy(m_config.url, this);
+        QString proxyError;
+        if (!m_proxy->listen(0, &proxyError)) {
+            m_err << "mcpscope-cli: cannot start the fault proxy: " << proxyError << '\n';
+            m_err.flush();
+            return ExitUsage;
+        }
+        m_connection->setEndpointOverride(m_proxy->url());
+        connect(m_proxy, &FaultProxy::faultFired, this,
+            [this](const FaultProxy::Fault& fault, const QString& method, const QJsonValue& id) {
+                m_connection->noteEvent(QStringLiteral("fault"),
+                    tr("%1 fired on %2 (request %3)")
+                        .arg(FaultProxy::kindName(fault.kind), method,
+                            id.isString() ? id.toString() : QString::number(id.toInteger())));
+            });
+    }
     connect(m_connection, &ServerConnection::failed, this, [this](const QString& message) {
         if (m_exitCode >= 0)
             return;
@@ -391,6 +462,9 @@ int CliApp::start(const QStringList& arguments)
 
 void CliApp::onReady()
 {
+    // ready() fires again after every reconnect; the command runs once.
+    if (std::exchange(m_commandStarted, true))
+        return;
     if (!m_logLevel.isEmpty()) {
         RequestOptions options;
         options.timeoutMs = m_timeoutMs;
@@ -494,26 +568,48 @@ void CliApp::runCommand()
         if (m_progress)
             options.onProgress = [this](const ProgressUpdate& update) { progress(update); };
         const QString toolName = m_commandArgs.first();
-        // List first so the result can be checked against the tool's outputSchema.
-        session->listTools(
-            [this, session, toolName, args, options](const Reply&) {
-                session->callTool(
-                    toolName, args, options,
-                    [this, session, toolName](const Reply& reply) {
-                        if (!reply.ok())
-                            return complete(reply);
-                        const ToolCallResult call
-                            = ToolCallResult::fromResult(reply.resultObject(), session->tool(toolName));
-                        QJsonObject extra { { QStringLiteral("tool"), toolName },
-                            { QStringLiteral("isError"), call.isError },
-                            { QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict) } };
-                        if (!call.schemaError.isEmpty())
-                            extra.insert(QStringLiteral("schemaError"), call.schemaError);
-                        complete(reply, extra, call.isError ? ExitToolError : ExitSuccess);
-                    },
-                    this);
-            },
-            this);
+        // Through the recovery engine, so the retry rules apply and exit codes 3 and 6 are real.
+        CallOptions callOptions;
+        callOptions.timeoutMs = m_timeoutMs;
+        callOptions.onProgress = options.onProgress;
+        m_connection->callTool(toolName, args, callOptions, [this, toolName](const CallRecord& record) {
+            QJsonObject extra { { QStringLiteral("tool"), toolName }, { QStringLiteral("callId"), record.callId },
+                { QStringLiteral("outcome"), outcomeName(record.outcome) }, { QStringLiteral("rule"), record.rule },
+                { QStringLiteral("attempts"), int(record.attempts.size()) } };
+            if (record.outcome == CallOutcome::Success || record.outcome == CallOutcome::ToolError) {
+                ClientSession* current = m_connection->session();
+                const ToolCallResult call = ToolCallResult::fromResult(
+                    record.result.toObject(), current ? current->tool(toolName) : nullptr);
+                extra.insert(QStringLiteral("isError"), call.isError);
+                extra.insert(QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict));
+                if (!call.schemaError.isEmpty())
+                    extra.insert(QStringLiteral("schemaError"), call.schemaError);
+                Reply reply;
+                reply.status = Reply::Status::Ok;
+                reply.method = record.method;
+                reply.result = record.result;
+                reply.elapsedMs = record.durationMs();
+                complete(reply, extra, call.isError ? ExitToolError : ExitSuccess);
+                return;
+            }
+            if (record.outcome == CallOutcome::OutcomeUncertain)
+                extra.insert(QStringLiteral("result"), record.result);
+            if (!record.error.isEmpty())
+                extra.insert(QStringLiteral("error"), record.error);
+            const QString message = record.outcome == CallOutcome::OutcomeUncertain
+                ? record.result.toObject().value(QLatin1String("message")).toString()
+                : record.error.value(QLatin1String("message")).toString(
+                    record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error);
+            fail(message, ScriptRunner::exitCodeFor(record.outcome), extra);
+        });
+    } else if (m_command == QLatin1String("run")) {
+        auto* runner = new ScriptRunner(m_connection, m_proxy, m_out, this);
+        runner->setTimeoutMs(m_timeoutMs);
+        QString error;
+        if (!runner->load(m_script, &error))
+            return fail(tr("script %1: %2").arg(m_commandArgs.value(0), error), ExitUsage);
+        connect(runner, &ScriptRunner::finished, this, [this](int code) { quit(code); });
+        runner->start();
     }
 }
 

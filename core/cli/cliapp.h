@@ -15,6 +15,7 @@
 namespace mcpscope {
 
 class Engine;
+class FaultProxy;
 class ServerConnection;
 
 /// mcpscope-cli: the engine for scripts, CI and other test suites. app/cli/main.cpp only runs it.
@@ -60,6 +61,11 @@ private:
     ServerConnection* m_connection = nullptr;
     int m_exitCode = -1;
     bool m_quitting = false;
+    bool m_commandStarted = false;
+    bool m_useFaultProxy = false;
+    FaultProxy* m_proxy = nullptr;
+    QString m_script;
+    std::unique_ptr<QFile> m_log;
 };
 
 } // namespace mcpscope

@@ -1,5 +1,8 @@
 #include "jsonrpcmessage.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace mcpscope {
 
 QJsonObject JsonRpcError::toJson() const
@@ -85,10 +88,30 @@ JsonRpcMessage JsonRpcMessage::errorResponse(const QJsonValue& id, const JsonRpc
 
 QString idKey(const QJsonValue& id)
 {
-    if (id.isString())
-        return QLatin1Char('s') + id.toString();
-    if (id.isDouble())
-        return QLatin1Char('n') + QString::number(id.toInteger());
+    // Called several times per request: built with one allocation each.
+    if (id.isDouble()) {
+        const qint64 value = id.toInteger();
+        char16_t buffer[24];
+        char16_t* const end = buffer + std::size(buffer);
+        char16_t* p = end;
+        quint64 magnitude = value < 0 ? quint64(0) - quint64(value) : quint64(value);
+        do {
+            *--p = char16_t(u'0' + magnitude % 10);
+            magnitude /= 10;
+        } while (magnitude != 0);
+        if (value < 0)
+            *--p = u'-';
+        *--p = u'n';
+        return QString(reinterpret_cast<const QChar*>(p), end - p);
+    }
+    if (id.isString()) {
+        const QString text = id.toString();
+        QString key(text.size() + 1, Qt::Uninitialized);
+        QChar* out = key.data();
+        out[0] = u's';
+        std::copy(text.cbegin(), text.cend(), out + 1);
+        return key;
+    }
     return {};
 }
 

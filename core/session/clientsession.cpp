@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMetaMethod>
 
 namespace mcpscope {
 
@@ -58,7 +59,8 @@ ClientSession::ClientSession(std::unique_ptr<Transport> transport, Options optio
     connect(t, &Transport::channelFailed, this, &ClientSession::onChannelFailed);
     connect(t, &Transport::malformedMessage, this, &ClientSession::onMalformed);
     connect(t, &Transport::serverLog, this, &ClientSession::serverLog);
-    connect(t, &Transport::traffic, this, &ClientSession::traffic);
+    // traffic is forwarded only once someone listens (connectNotify): copying every line for
+    // nobody is most of what an unwatched stdio round trip would cost.
     connect(t, &Transport::closed, this, [this] {
         setState(State::Closed);
         Q_EMIT closed();
@@ -74,6 +76,16 @@ ClientSession::~ClientSession()
     m_pending.clear();
     if (m_transport)
         m_transport->disconnect(this);
+}
+
+void ClientSession::connectNotify(const QMetaMethod& signal)
+{
+    static const QMetaMethod trafficSignal = QMetaMethod::fromSignal(&ClientSession::traffic);
+    if (signal == trafficSignal && !m_trafficForwarded && m_transport) {
+        m_trafficForwarded = true;
+        connect(m_transport.get(), &Transport::traffic, this, &ClientSession::traffic);
+    }
+    QObject::connectNotify(signal);
 }
 
 QString ClientSession::sessionId() const
@@ -281,10 +293,10 @@ void ClientSession::finish(const QString& key, Reply reply)
     if (reply.method.isEmpty())
         reply.method = pending.method;
     reply.written = reply.written || pending.written;
-    if (pending.hasContext && !pending.context)
-        return;
-    if (pending.done)
+    if (!(pending.hasContext && !pending.context) && pending.done)
         pending.done(reply);
+    if (m_pending.isEmpty())
+        Q_EMIT idle();
 }
 
 void ClientSession::onMessage(const JsonRpcMessage& message)
@@ -423,6 +435,12 @@ void ClientSession::onChannelFailed(const TransportFailure& failure)
 {
     if (m_state == State::Closing || m_state == State::Closed)
         return;
+    abandonAll(failure);
+    fail(failure.message, failure.kind);
+}
+
+void ClientSession::abandonAll(const TransportFailure& failure)
+{
     const QList<RequestTracker::Entry> entries = m_tracker.abandonAll();
     for (const RequestTracker::Entry& entry : entries) {
         const QString key = idKey(entry.id);
@@ -438,7 +456,16 @@ void ClientSession::onChannelFailed(const TransportFailure& failure)
         reply.elapsedMs = m_tracker.now() - entry.startedAt;
         finish(key, reply);
     }
-    fail(failure.message, failure.kind);
+    const QList<Queued> queued = std::exchange(m_queue, {});
+    for (const Queued& q : queued) {
+        Reply reply;
+        reply.status = Reply::Status::Failed;
+        reply.id = q.message.id;
+        reply.failure = failure;
+        reply.failure.kind = FailureKind::NotSent;
+        reply.failure.requestWritten = false;
+        finish(idKey(q.message.id), reply);
+    }
 }
 
 void ClientSession::onTimedOut(const RequestTracker::Entry& entry)

@@ -116,6 +116,9 @@ public:
     void close();
     /// Drops the transport now; requests in flight fail as transport lost.
     void abort();
+    /// Ends every request in flight at once with this failure: written ones keep its kind, unwritten
+    /// ones become NotSent. Used before a session is replaced, so no caller waits on a dead session.
+    void abandonAll(const TransportFailure& failure);
 
     State state() const { return m_state; }
     bool isReady() const { return m_state == State::Ready; }
@@ -160,7 +163,12 @@ Q_SIGNALS:
     void serverLog(const QString& line);
     void protocolWarning(const QString& message);
     void keepaliveFailed(const mcpscope::Reply& reply);
+    /// The last request in flight was answered (or given up on): nothing is pending any more.
+    void idle();
     void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
+
+protected:
+    void connectNotify(const QMetaMethod& signal) override;
 
 private:
     struct Pending
@@ -215,6 +223,7 @@ private:
     QTimer m_keepalive;
     qint64 m_lateResponses = 0;
     qint64 m_malformedLines = 0;
+    bool m_trafficForwarded = false;
 };
 
 } // namespace mcpscope

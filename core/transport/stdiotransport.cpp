@@ -7,9 +7,15 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QMetaMethod>
 #include <QRegularExpression>
+#include <QSocketNotifier>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -17,6 +23,73 @@ namespace mcpscope {
 
 namespace {
 constexpr qsizetype ExcerptBytes = 256;
+constexpr qsizetype ReadChunkBytes = 64 * 1024;
+constexpr int ReadsPerActivation = 16; ///< 1 MiB, so a fast writer cannot starve the event loop
+constexpr int ReadsAfterExit = 1024; ///< what the leader left in the pipe, up to 64 MiB
+
+void closeFd(int& fd)
+{
+    if (fd >= 0) {
+        ::close(fd);
+        fd = -1;
+    }
+}
+
+// Fds 0-2 would be overwritten in the child by QProcess's own redirections before ours.
+bool moveAboveStdio(int& fd)
+{
+    if (fd > STDERR_FILENO)
+        return true;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    ::close(fd);
+    fd = moved;
+    return moved >= 0;
+}
+
+// Writing to a pipe whose reader is gone raises SIGPIPE, which by default kills us; QProcess
+// does not ignore it (it resets it to the default in its children either way). The default is
+// replaced by SIG_IGN, once for the process. A handler someone installed (a crash reporter,
+// QtTest's) stays: then SIGPIPE is blocked around each of our writes instead. Returns whether
+// writes need that.
+bool writesNeedSigpipeBlocked()
+{
+    struct sigaction current = {};
+    if (::sigaction(SIGPIPE, nullptr, &current) != 0)
+        return true;
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN)
+        return false;
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL) {
+        struct sigaction ignore = {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        return ::sigaction(SIGPIPE, &ignore, nullptr) != 0;
+    }
+    return true;
+}
+
+// write() without SIGPIPE reaching a handler: the signal an EPIPE raises stays blocked and is
+// taken back, as Qt's own qt_safe_write_nosignal() does.
+ssize_t writeWithSigpipeBlocked(int fd, const char* data, size_t size)
+{
+    sigset_t pipeSet;
+    sigemptyset(&pipeSet);
+    sigaddset(&pipeSet, SIGPIPE);
+    sigset_t oldSet;
+    ::pthread_sigmask(SIG_BLOCK, &pipeSet, &oldSet);
+    sigset_t pending;
+    sigemptyset(&pending);
+    ::sigpending(&pending);
+    const bool wasPending = sigismember(&pending, SIGPIPE);
+    const ssize_t n = ::write(fd, data, size);
+    const int error = errno;
+    if (n < 0 && error == EPIPE && !wasPending) {
+        const struct timespec noWait = {};
+        while (::sigtimedwait(&pipeSet, nullptr, &noWait) < 0 && errno == EINTR) { }
+    }
+    ::pthread_sigmask(SIG_SETMASK, &oldSet, nullptr);
+    errno = error;
+    return n;
+}
 } // namespace
 
 StdioTransport::StdioTransport(Options options, QObject* parent)
@@ -44,6 +117,7 @@ StdioTransport::StdioTransport(Options options, QObject* parent)
 
 StdioTransport::~StdioTransport()
 {
+    closeFds();
     if (m_process) {
         m_process->disconnect(this);
         if (m_process->state() != QProcess::NotRunning) {
@@ -72,6 +146,28 @@ QProcessEnvironment StdioTransport::childEnvironment(const QMap<QString, QString
 
 void StdioTransport::open()
 {
+    m_blockSigpipe = writesNeedSigpipeBlocked();
+    int stdinPipe[2] = { -1, -1 };
+    int stdoutPipe[2] = { -1, -1 };
+    if (::pipe2(stdinPipe, O_CLOEXEC) != 0 || ::pipe2(stdoutPipe, O_CLOEXEC) != 0 || !moveAboveStdio(stdinPipe[0])
+        || !moveAboveStdio(stdinPipe[1]) || !moveAboveStdio(stdoutPipe[0]) || !moveAboveStdio(stdoutPipe[1])) {
+        const QString reason = QString::fromLocal8Bit(::strerror(errno));
+        for (int* fd : { &stdinPipe[0], &stdinPipe[1], &stdoutPipe[0], &stdoutPipe[1] })
+            closeFd(*fd);
+        m_failedReported = true;
+        TransportFailure failure;
+        failure.kind = FailureKind::NotSent;
+        failure.networkError = reason;
+        failure.message = tr("Could not start stdio server '%1': no pipes for its stdin and stdout (%2).")
+                              .arg(m_options.serverName, reason);
+        Q_EMIT channelFailed(failure);
+        return;
+    }
+    m_childStdinFd = stdinPipe[0];
+    m_stdinFd = stdinPipe[1];
+    m_stdoutFd = stdoutPipe[0];
+    m_childStdoutFd = stdoutPipe[1];
+
     auto* process = new QProcess(this);
     m_process = process;
     process->setProgram(m_options.command);
@@ -79,18 +175,42 @@ void StdioTransport::open()
     process->setProcessEnvironment(childEnvironment(m_options.env));
     if (!m_options.cwd.isEmpty())
         process->setWorkingDirectory(m_options.cwd);
-    // Own process group, so SIGTERM/SIGKILL reach grandchildren (npx → sh → node).
-    process->setChildProcessModifier([] { ::setpgid(0, 0); });
-    connect(process, &QProcess::readyReadStandardOutput, this, &StdioTransport::onStdout);
+    // QProcess keeps stderr; stdin and stdout are our pipes, put in place by the modifier below.
+    process->setStandardInputFile(QProcess::nullDevice());
+    process->setStandardOutputFile(QProcess::nullDevice());
+    // Runs in the child between fork and exec: async-signal-safe calls only. Own process group,
+    // so SIGTERM/SIGKILL reach grandchildren (npx → sh → node). dup2() clears close-on-exec on
+    // the copies; the originals (all above 2) close at exec.
+    const int childStdin = m_childStdinFd;
+    const int childStdout = m_childStdoutFd;
+    process->setChildProcessModifier([childStdin, childStdout] {
+        ::setpgid(0, 0);
+        ::signal(SIGPIPE, SIG_DFL);
+        ::dup2(childStdin, STDIN_FILENO);
+        ::dup2(childStdout, STDOUT_FILENO);
+    });
     connect(process, &QProcess::readyReadStandardError, this, &StdioTransport::onStderr);
-    connect(process, &QProcess::bytesWritten, this, &StdioTransport::onBytesWritten);
     connect(process, &QProcess::finished, this, &StdioTransport::onFinished);
     connect(process, &QProcess::errorOccurred, this, &StdioTransport::onError);
     connect(process, &QProcess::started, this, [this] {
         m_pid = m_process->processId();
+        // Reading starts now, so that opened() comes before any message.
+        if (m_stdoutFd >= 0 && !m_readNotifier) {
+            m_readNotifier = new QSocketNotifier(qintptr(m_stdoutFd), QSocketNotifier::Read, this);
+            connect(m_readNotifier, &QSocketNotifier::activated, this, &StdioTransport::onReadable);
+        }
         Q_EMIT opened();
     });
-    process->start(QIODevice::ReadWrite | QIODevice::Unbuffered);
+    process->start(QIODevice::ReadOnly | QIODevice::Unbuffered);
+    // The child has its copies now (or never will): ours must go, or its stdin would never see EOF.
+    closeFd(m_childStdinFd);
+    closeFd(m_childStdoutFd);
+    if (m_stdinFd < 0 || process->state() == QProcess::NotRunning) {
+        closeFds();
+        return;
+    }
+    ::fcntl(m_stdinFd, F_SETFL, ::fcntl(m_stdinFd, F_GETFL) | O_NONBLOCK);
+    ::fcntl(m_stdoutFd, F_SETFL, ::fcntl(m_stdoutFd, F_GETFL) | O_NONBLOCK);
 }
 
 QString StdioTransport::sessionId() const
@@ -103,10 +223,14 @@ qint64 StdioTransport::processId() const
     return m_pid;
 }
 
+bool StdioTransport::trafficWatched() const
+{
+    static const QMetaMethod signal = QMetaMethod::fromSignal(&Transport::traffic);
+    return isSignalConnected(signal);
+}
+
 void StdioTransport::send(const JsonRpcMessage& message)
 {
-    QByteArray bytes = JsonRpcCodec::encode(message);
-    bytes.append('\n');
     if (!m_process || m_process->state() != QProcess::Running || m_closing) {
         if (message.isRequest()) {
             TransportFailure failure;
@@ -117,67 +241,245 @@ void StdioTransport::send(const JsonRpcMessage& message)
         }
         return;
     }
-    Q_EMIT traffic(WireDirection::Outgoing, bytes);
+    QByteArray bytes = JsonRpcCodec::encode(message);
+    bytes.append('\n');
+    if (trafficWatched())
+        Q_EMIT traffic(WireDirection::Outgoing, bytes);
+    if (m_stdinFd < 0 || m_closeStdinAfterFlush)
+        return; // stdin is closed (the fault, or the child closed its end): the bytes go nowhere
     m_queued += bytes.size();
+    if (m_writeBuffer.isEmpty()) {
+        // Nothing waits ahead of it: straight into the pipe, which almost always takes it whole.
+        qsizetype done = 0;
+        while (done < bytes.size()) {
+            const qint64 n = writeStdin(bytes.constData() + done, bytes.size() - done);
+            if (n > 0) {
+                done += n;
+            } else if (n < 0 && errno == EINTR) {
+                continue;
+            } else if (n < 0 && errno == EAGAIN) {
+                break;
+            } else {
+                // EPIPE: the child closed its stdin or is gone; its exit is reported by onFinished().
+                m_written += done;
+                closeWriteEnd();
+                return;
+            }
+        }
+        m_written += done;
+        if (done == bytes.size()) {
+            if (message.isRequest())
+                Q_EMIT requestWritten(message.id);
+            return;
+        }
+        m_writeBuffer = std::move(bytes);
+        m_writeOffset = done;
+    } else {
+        m_writeBuffer.append(bytes);
+    }
     if (message.isRequest())
         m_pendingWrites.emplace_back(m_queued, message.id);
-    m_process->write(bytes);
+    if (!m_writeNotifier) {
+        m_writeNotifier = new QSocketNotifier(qintptr(m_stdinFd), QSocketNotifier::Write, this);
+        connect(m_writeNotifier, &QSocketNotifier::activated, this, &StdioTransport::onWritable);
+    }
+    m_writeNotifier->setEnabled(true);
 }
 
-void StdioTransport::onBytesWritten(qint64 bytes)
+qint64 StdioTransport::writeStdin(const char* data, qsizetype size)
 {
-    m_written += bytes;
+    return m_blockSigpipe ? writeWithSigpipeBlocked(m_stdinFd, data, size_t(size))
+                          : ::write(m_stdinFd, data, size_t(size));
+}
+
+void StdioTransport::onWritable()
+{
+    writePending();
+}
+
+void StdioTransport::writePending()
+{
+    bool broken = false;
+    while (m_stdinFd >= 0 && m_writeOffset < m_writeBuffer.size()) {
+        const qint64 n = writeStdin(m_writeBuffer.constData() + m_writeOffset, m_writeBuffer.size() - m_writeOffset);
+        if (n > 0) {
+            m_writeOffset += n;
+            m_written += n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && errno == EAGAIN) {
+            break;
+        } else {
+            broken = true; // EPIPE: as in send()
+            break;
+        }
+    }
+    if (m_writeOffset == m_writeBuffer.size()) {
+        m_writeBuffer.clear();
+        m_writeOffset = 0;
+        if (m_writeNotifier)
+            m_writeNotifier->setEnabled(false);
+    } else if (m_writeOffset >= ReadChunkBytes && m_writeOffset * 2 >= m_writeBuffer.size()) {
+        m_writeBuffer.remove(0, m_writeOffset);
+        m_writeOffset = 0;
+    }
+    const QPointer<StdioTransport> self(this);
     while (!m_pendingWrites.empty() && m_pendingWrites.front().first <= m_written) {
         const QJsonValue id = m_pendingWrites.front().second;
         m_pendingWrites.pop_front();
         Q_EMIT requestWritten(id);
+        if (!self)
+            return;
+    }
+    if (broken || (m_closeStdinAfterFlush && m_writeBuffer.isEmpty()))
+        closeWriteEnd();
+}
+
+void StdioTransport::closeWriteEnd()
+{
+    if (m_writeNotifier) {
+        m_writeNotifier->setEnabled(false);
+        m_writeNotifier->deleteLater();
+        m_writeNotifier = nullptr;
+    }
+    closeFd(m_stdinFd);
+    m_writeBuffer.clear();
+    m_writeOffset = 0;
+    m_pendingWrites.clear(); // never written whole: no requestWritten for them
+    m_closeStdinAfterFlush = false;
+}
+
+void StdioTransport::closeReadEnd()
+{
+    if (m_readNotifier) {
+        m_readNotifier->setEnabled(false);
+        m_readNotifier->deleteLater();
+        m_readNotifier = nullptr;
+    }
+    closeFd(m_stdoutFd);
+}
+
+void StdioTransport::closeFds()
+{
+    closeWriteEnd();
+    closeReadEnd();
+    closeFd(m_childStdinFd);
+    closeFd(m_childStdoutFd);
+}
+
+void StdioTransport::onReadable()
+{
+    readStdout(ReadsPerActivation);
+}
+
+void StdioTransport::readStdout(int maxReads)
+{
+    if (m_reading) {
+        // A slot we called runs a nested event loop: what follows in the pipe must wait until the
+        // lines before it are handled, or messages would arrive out of order.
+        if (m_readNotifier)
+            m_readNotifier->setEnabled(false);
+        m_readDeferred = true;
+        return;
+    }
+    const QPointer<StdioTransport> self(this);
+    m_reading = true;
+    char buffer[ReadChunkBytes];
+    for (int i = 0; i < maxReads && m_stdoutFd >= 0; ++i) {
+        const ssize_t n = ::read(m_stdoutFd, buffer, sizeof buffer);
+        if (n > 0) {
+            if (!feedStdout(QByteArrayView(buffer, n), self))
+                return; // we were deleted
+            // A read that did not fill the buffer emptied the pipe: the notifier tells when there
+            // is more, which saves the read() that would only say EAGAIN.
+            if (n < qsizetype(sizeof buffer))
+                break;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && errno == EAGAIN) {
+            break;
+        } else {
+            // EOF (or a broken pipe): the child closed its stdout. Its exit, if it comes, is
+            // reported by onFinished() with its exit code.
+            closeReadEnd();
+            break;
+        }
+    }
+    m_reading = false;
+    if (m_readDeferred) {
+        m_readDeferred = false;
+        if (m_readNotifier)
+            m_readNotifier->setEnabled(true);
     }
 }
 
-void StdioTransport::onStdout()
+bool StdioTransport::feedStdout(QByteArrayView chunk, const QPointer<StdioTransport>& self)
 {
-    const QByteArray chunk = m_process->readAllStandardOutput();
     if (m_discardingLine) {
         const qsizetype nl = chunk.indexOf('\n');
-        m_oversizedBytes += nl < 0 ? chunk.size() : nl;
-        m_oversizedTail = QByteArray(m_oversizedTail + (nl < 0 ? chunk : chunk.left(nl))).right(ExcerptBytes);
+        const QByteArrayView part = nl < 0 ? chunk : chunk.first(nl);
+        m_oversizedBytes += part.size();
+        m_oversizedTail.append(part.last(std::min(part.size(), ExcerptBytes)));
+        m_oversizedTail = m_oversizedTail.right(ExcerptBytes);
         if (nl < 0)
-            return;
+            return true;
         handleOversizedLine();
-        m_stdout = chunk.mid(nl + 1);
-    } else {
-        m_stdout.append(chunk);
+        if (!self)
+            return false;
+        chunk = chunk.sliced(nl + 1);
     }
-
-    qsizetype start = 0;
-    for (;;) {
-        const qsizetype nl = m_stdout.indexOf('\n', std::max(start, m_scanFrom));
-        if (nl < 0)
-            break;
-        const QByteArrayView line = QByteArrayView(m_stdout).sliced(start, nl - start);
-        if (line.size() > m_options.maxMessageBytes) {
-            // A line that ended in the read that crossed the limit is still over it.
-            m_oversizedHead = line.first(ExcerptBytes).toByteArray();
-            m_oversizedTail = line.last(ExcerptBytes).toByteArray();
-            m_oversizedBytes = line.size();
-            handleOversizedLine();
-        } else {
-            processLine(line);
+    if (!m_stdout.isEmpty()) {
+        // The end of a line begun in an earlier read.
+        const qsizetype nl = chunk.indexOf('\n');
+        if (nl < 0) {
+            m_stdout.append(chunk);
+            checkStdoutOverflow();
+            return true;
         }
-        start = nl + 1;
-        m_scanFrom = start;
+        m_stdout.append(chunk.first(nl));
+        const QByteArray line = std::exchange(m_stdout, QByteArray());
+        takeLine(line);
+        if (!self)
+            return false;
+        chunk = chunk.sliced(nl + 1);
     }
-    m_stdout.remove(0, start);
-    m_scanFrom = m_stdout.size();
+    // Whole lines are handled where they were read, without a copy.
+    qsizetype start = 0;
+    for (qsizetype nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+        takeLine(chunk.sliced(start, nl - start));
+        if (!self)
+            return false;
+        start = nl + 1;
+    }
+    if (start < chunk.size()) {
+        m_stdout.append(chunk.sliced(start));
+        checkStdoutOverflow();
+    }
+    return true;
+}
 
-    if (m_stdout.size() > m_options.maxMessageBytes) {
-        // Too large to hold: keep only the ends, which is where an id can be recovered from.
-        m_discardingLine = true;
-        m_oversizedHead = m_stdout.left(ExcerptBytes);
-        m_oversizedTail = m_stdout.right(ExcerptBytes);
-        m_oversizedBytes = m_stdout.size();
-        m_stdout.clear();
-        m_scanFrom = 0;
+void StdioTransport::checkStdoutOverflow()
+{
+    if (m_stdout.size() <= m_options.maxMessageBytes)
+        return;
+    // Too large to hold: keep only the ends, which is where an id can be recovered from.
+    m_discardingLine = true;
+    m_oversizedHead = m_stdout.left(ExcerptBytes);
+    m_oversizedTail = m_stdout.right(ExcerptBytes);
+    m_oversizedBytes = m_stdout.size();
+    m_stdout.clear();
+}
+
+void StdioTransport::takeLine(QByteArrayView line)
+{
+    if (line.size() > m_options.maxMessageBytes) {
+        // A line that ended in the read that crossed the limit is still over it.
+        m_oversizedHead = line.first(ExcerptBytes).toByteArray();
+        m_oversizedTail = line.last(ExcerptBytes).toByteArray();
+        m_oversizedBytes = line.size();
+        handleOversizedLine();
+    } else {
+        processLine(line);
     }
 }
 
@@ -215,7 +517,8 @@ void StdioTransport::processLine(QByteArrayView line)
         line.chop(1);
     if (line.trimmed().isEmpty())
         return;
-    Q_EMIT traffic(WireDirection::Incoming, line.toByteArray());
+    if (trafficWatched())
+        Q_EMIT traffic(WireDirection::Incoming, line.toByteArray());
     DecodeResult decoded = JsonRpcCodec::decode(line);
     if (!decoded) {
         Q_EMIT malformedMessage(
@@ -247,6 +550,16 @@ void StdioTransport::onStderr()
 
 void StdioTransport::onFinished(int exitCode, QProcess::ExitStatus status)
 {
+    // What the child wrote before it died comes before the news of its death. Then the pipes go,
+    // as QProcess's own would: something the leader started must not keep feeding a dead channel.
+    if (!m_reading) {
+        const QPointer<StdioTransport> self(this);
+        readStdout(ReadsAfterExit);
+        if (!self)
+            return;
+        closeReadEnd();
+    }
+    closeWriteEnd();
     if (!m_stderr.isEmpty()) {
         Q_EMIT serverLog(QString::fromUtf8(m_stderr));
         m_stderr.clear();
@@ -277,6 +590,7 @@ void StdioTransport::onError(QProcess::ProcessError error)
     if (error != QProcess::FailedToStart || m_failedReported)
         return;
     m_failedReported = true;
+    closeFds();
     TransportFailure failure;
     failure.kind = FailureKind::NotSent;
     failure.networkError = m_process->errorString();
@@ -287,8 +601,13 @@ void StdioTransport::onError(QProcess::ProcessError error)
 
 void StdioTransport::closeStdin()
 {
-    if (m_process)
-        m_process->closeWriteChannel();
+    // Like QProcess::closeWriteChannel(): what is still buffered goes out first.
+    if (m_stdinFd < 0)
+        return;
+    if (m_writeBuffer.isEmpty())
+        closeWriteEnd();
+    else
+        m_closeStdinAfterFlush = true;
 }
 
 void StdioTransport::close()
@@ -301,7 +620,7 @@ void StdioTransport::close()
         m_shutdownTimer.start(0);
         return;
     }
-    m_process->closeWriteChannel();
+    closeStdin();
     m_shutdownStep = 1;
     m_shutdownTimer.start(m_options.shutdownStepMs);
 }
@@ -353,6 +672,7 @@ void StdioTransport::finishClose()
     m_shutdownTimer.stop();
     if (m_pid > 0)
         signalGroup(SIGKILL);
+    closeFds();
     Q_EMIT closed();
 }
 

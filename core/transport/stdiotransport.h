@@ -10,6 +10,8 @@
 
 #include <deque>
 
+class QSocketNotifier;
+
 namespace mcpscope {
 
 /// MCP over a child process's stdin/stdout: one UTF-8 JSON message per line. stderr is log text.
@@ -50,9 +52,20 @@ public:
     static QProcessEnvironment childEnvironment(const QMap<QString, QString>& extra);
 
 private:
-    void onStdout();
+    void onReadable();
+    void onWritable();
+    void readStdout(int maxReads);
+    /// Splits what was read into lines; false when a slot deleted us meanwhile.
+    bool feedStdout(QByteArrayView chunk, const QPointer<StdioTransport>& self);
+    void checkStdoutOverflow();
+    void takeLine(QByteArrayView line);
+    qint64 writeStdin(const char* data, qsizetype size);
+    void writePending();
+    void closeWriteEnd();
+    void closeReadEnd();
+    void closeFds();
+    bool trafficWatched() const;
     void onStderr();
-    void onBytesWritten(qint64 bytes);
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onError(QProcess::ProcessError error);
     void processLine(QByteArrayView line);
@@ -64,8 +77,22 @@ private:
     Options m_options;
     QPointer<QProcess> m_process;
     qint64 m_pid = 0;
-    QByteArray m_stdout;
-    qsizetype m_scanFrom = 0;
+    // Our own pipes for the child's stdin and stdout (QProcess keeps only stderr): a request is
+    // written at once with one write(), and a reply is read with one read(), without QProcess's
+    // buffering and notifier toggling. -1 when closed.
+    int m_stdinFd = -1; ///< our write end of the child's stdin
+    int m_stdoutFd = -1; ///< our read end of the child's stdout
+    int m_childStdinFd = -1; ///< the child's ends, open in this process only while it starts
+    int m_childStdoutFd = -1;
+    QSocketNotifier* m_readNotifier = nullptr;
+    QSocketNotifier* m_writeNotifier = nullptr;
+    QByteArray m_writeBuffer; ///< bytes the pipe did not take yet
+    qsizetype m_writeOffset = 0; ///< how much of m_writeBuffer is written
+    bool m_closeStdinAfterFlush = false;
+    bool m_blockSigpipe = true; ///< someone handles SIGPIPE: block it around our writes
+    bool m_reading = false; ///< inside readStdout(); a nested event loop must not read past our lines
+    bool m_readDeferred = false;
+    QByteArray m_stdout; ///< the start of a line whose end has not arrived; never holds a newline
     bool m_discardingLine = false;
     QByteArray m_oversizedHead;
     QByteArray m_oversizedTail;

@@ -26,6 +26,8 @@ StreamableHttpTransport::StreamableHttpTransport(HttpTransportOptions options, Q
     : Transport(parent)
     , m_options(std::move(options))
 {
+    static quint64 connections = 0;
+    m_localIdentity = QStringLiteral("connection:") + QString::number(++connections);
 }
 
 StreamableHttpTransport::~StreamableHttpTransport()
@@ -157,7 +159,8 @@ void StreamableHttpTransport::onReadyRead(const std::shared_ptr<Exchange>& excha
 
 void StreamableHttpTransport::deliver(const std::shared_ptr<Exchange>& exchange, QByteArrayView json)
 {
-    if (json.trimmed().isEmpty())
+    // Some event stores replay other streams' priming events as "{}" on resume: noise, not an answer.
+    if (json.trimmed().isEmpty() || json.trimmed() == "{}")
         return;
     Q_EMIT traffic(WireDirection::Incoming, json.toByteArray());
     DecodeResult decoded = JsonRpcCodec::decode(json);
@@ -226,12 +229,28 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         failExchange(exchange, failure);
         return;
     }
-    if (!exchange->isSse && !exchange->body.isEmpty())
+    // A stream cut before its first byte is still a stream: it may be resumable.
+    exchange->isSse = exchange->isSse || HttpCommon::isEventStream(reply);
+    // A 200 whose connection broke mid-body: what arrived is a fragment, not a malformed answer.
+    const bool cutShort = reply->error() != QNetworkReply::NoError;
+    if (!exchange->isSse && !exchange->body.isEmpty() && !cutShort)
         deliver(exchange, exchange->body);
     if (!exchange->isRequest || exchange->answered)
         return;
     if (exchange->isSse) {
         resumeStream(exchange);
+        return;
+    }
+    if (cutShort) {
+        TransportFailure failure = HttpCommon::failureFor(
+            reply, {}, true, exchange->sessionIdSent, m_options.serverName, QStringLiteral("POST ") + exchange->method);
+        failure.kind = FailureKind::TransportLost;
+        failure.requestWritten = true;
+        failure.message = tr("HTTP server '%1': the response to %2 was cut off after %3 bytes (%4).")
+                              .arg(m_options.serverName, exchange->method)
+                              .arg(exchange->received)
+                              .arg(reply->errorString());
+        failExchange(exchange, failure);
         return;
     }
     TransportFailure failure;

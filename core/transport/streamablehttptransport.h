@@ -44,7 +44,9 @@ public:
     void send(const JsonRpcMessage& message) override;
     void close() override;
     void abort() override;
-    QString sessionId() const override { return m_sessionId; }
+    /// The Mcp-Session-Id, or for a server that issues none, an identity of this connection, so a
+    /// reconnect is still recognisable as a new session.
+    QString sessionId() const override { return m_sessionId.isEmpty() ? m_localIdentity : m_sessionId; }
     void setProtocolVersion(const QString& version) override;
     void forgetSession() override { m_sessionId.clear(); }
     /// Asks the server to end the session (DELETE) without closing the transport.
@@ -86,6 +88,7 @@ private:
     HttpTransportOptions m_options;
     QNetworkAccessManager m_nam;
     QString m_sessionId;
+    QString m_localIdentity;
     QString m_protocolVersion;
     QByteArray m_authorization;
     QList<std::shared_ptr<Exchange>> m_exchanges;

@@ -38,6 +38,8 @@ private Q_SLOTS:
     void validIds();
     void roundTrip_data();
     void roundTrip();
+    void encodedValuesRoundTrip_data();
+    void encodedValuesRoundTrip();
     void idKeyKeepsNumbersAndStringsApart();
 };
 
@@ -308,6 +310,112 @@ void TestJsonRpcCodec::roundTrip()
     QCOMPARE(JsonRpcCodec::encode(back), bytes);
 }
 
+void TestJsonRpcCodec::encodedValuesRoundTrip_data()
+{
+    QTest::addColumn<QJsonValue>("value");
+    /// Whether the value survives a trip through the wire. Both ways, what comes back is what
+    /// comes back when QJsonDocument writes and reads it, and the bytes are QJsonDocument's.
+    QTest::addColumn<bool>("exact");
+
+    QString controls;
+    for (char16_t c = 0; c < 0x20; ++c)
+        controls.append(QChar(c));
+    controls.append(u"\u007f"_s);
+
+    QTest::newRow("plain ASCII") << QJsonValue(u"hello, world"_s) << true;
+    QTest::newRow("empty string") << QJsonValue(QString()) << true;
+    QTest::newRow("quotes") << QJsonValue(uR"(she said "hi" and "bye")"_s) << true;
+    QTest::newRow("backslashes") << QJsonValue(uR"(C:\path\to\file \\server\share \" \n)"_s) << true;
+    QTest::newRow("every control character") << QJsonValue(controls) << true;
+    QTest::newRow("NUL inside") << QJsonValue(QString(u"a\0b"_s)) << true;
+    QTest::newRow("Latin-1 and BMP") << QJsonValue(
+        u"caf\u00e9 na\u00efve \u00ff \u0100 \u20ac \u2713 \u4e2d\u6587 \uffff"_s)
+                                     << true;
+    QTest::newRow("two-byte UTF-8 boundary") << QJsonValue(u"\u0080\u07ff\u0800"_s) << true;
+    QTest::newRow("emoji (surrogate pairs)")
+        << QJsonValue(u"\U0001F600 \U0001F44D\U0001F3FD \U0010FFFF \U00010000"_s) << true;
+    QString loneSurrogates = u"a"_s;
+    loneSurrogates.append(QChar(0xd800)).append(u'b').append(QChar(0xdc00)).append(QChar(0xdbff));
+    QTest::newRow("lone surrogates") << QJsonValue(loneSurrogates) << true;
+    QTest::newRow("U+2028 and U+2029") << QJsonValue(u"a\u2028b\u2029c"_s) << true;
+    QTest::newRow("mixed") << QJsonValue(u"\"caf\u00e9\"\t\\\U0001F600\n\u0001end"_s) << true;
+    QTest::newRow("long ASCII") << QJsonValue(QString(100000, u'x')) << true;
+    QTest::newRow("true") << QJsonValue(true) << true;
+    QTest::newRow("false") << QJsonValue(false) << true;
+    QTest::newRow("null") << QJsonValue(QJsonValue::Null) << true;
+    QTest::newRow("zero") << QJsonValue(0) << true;
+    QTest::newRow("negative integer") << QJsonValue(-42) << true;
+    QTest::newRow("integer 2^31") << QJsonValue(qint64(2147483648)) << true;
+    QTest::newRow("largest safe integer") << QJsonValue(qint64(9007199254740991)) << true;
+    QTest::newRow("integer beyond 2^53") << QJsonValue(qint64(9007199254740993)) << true;
+    QTest::newRow("largest qint64") << QJsonValue(std::numeric_limits<qint64>::max()) << true;
+    QTest::newRow("smallest qint64") << QJsonValue(std::numeric_limits<qint64>::min()) << true;
+    QTest::newRow("integral double") << QJsonValue(3.0) << true;
+    QTest::newRow("double") << QJsonValue(1.5) << true;
+    QTest::newRow("negative double") << QJsonValue(-0.1) << true;
+    QTest::newRow("small double") << QJsonValue(1e-300) << true;
+    QTest::newRow("double beyond qint64") << QJsonValue(1e300) << true;
+    QTest::newRow("shortest round-trip digits") << QJsonValue(0.1 + 0.2) << true;
+    QTest::newRow("pi") << QJsonValue(3.141592653589793) << true;
+    // Qt's parser turns the integral double it reads back into an integer, which compares unequal.
+    QTest::newRow("integral double 2^60") << QJsonValue(1152921504606846976.0) << false;
+    QTest::newRow("empty object") << QJsonValue(QJsonObject()) << true;
+    QTest::newRow("empty array") << QJsonValue(QJsonArray()) << true;
+    QTest::newRow("nested arrays and objects") << QJsonValue(QJsonObject {
+        { u"a"_s, QJsonArray { 1, 2.5, u"three"_s, QJsonArray { QJsonArray {}, QJsonObject {} }, QJsonValue::Null } },
+        { u"b \"quoted\" key\n"_s, QJsonObject { { u"c"_s, QJsonObject { { u"d"_s, true } } } } },
+        { u"\u00e9\U0001F600"_s, QJsonArray { QJsonObject { { u"x"_s, -1 } }, false } } })
+                                               << true;
+    QTest::newRow("array of mixed values") << QJsonValue(QJsonArray {
+        u"\\"_s, 0, -0.5, true, QJsonValue::Null, qint64(-9007199254740993), QJsonObject { { u"k"_s, u"\u001f"_s } } })
+                                           << true;
+}
+
+void TestJsonRpcCodec::encodedValuesRoundTrip()
+{
+    QFETCH(QJsonValue, value);
+    QFETCH(bool, exact);
+
+    const QJsonObject params { { u"v"_s, value }, { u"text \"key\"\t\u00e9"_s, value } };
+    const QList<JsonRpcMessage> messages { JsonRpcMessage::request(1, u"tools/call"_s, params),
+        JsonRpcMessage::request(u"id \"\\\n\u00e9"_s, u"m\u00e9thod\n\"x\""_s, params),
+        JsonRpcMessage::notification(u"notifications/message"_s, params), JsonRpcMessage::response(2, value),
+        JsonRpcMessage::response(3, params),
+        JsonRpcMessage::errorResponse(4, JsonRpcError { -32000, u"bad \"\n"_s, value }) };
+    for (const JsonRpcMessage& message : messages) {
+        const QByteArray bytes = JsonRpcCodec::encode(message);
+        QVERIFY2(!bytes.contains('\n') && !bytes.contains('\r'), bytes.left(200).constData());
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(bytes, &error);
+        QVERIFY2(error.error == QJsonParseError::NoError,
+            qPrintable(error.errorString() + u": "_s + QString::fromUtf8(bytes.left(200))));
+        const QJsonObject viaQt
+            = QJsonDocument::fromJson(QJsonDocument(message.toJson()).toJson(QJsonDocument::Compact)).object();
+        QCOMPARE(document.object(), viaQt);
+        if (exact)
+            QCOMPARE(document.object(), message.toJson());
+
+        const DecodeResult decoded = JsonRpcCodec::decode(bytes);
+        QVERIFY2(decoded.ok, qPrintable(decoded.error));
+        QCOMPARE(decoded.message.type, message.type);
+        QCOMPARE(decoded.message.id, message.id);
+        QCOMPARE(decoded.message.method, message.method);
+        QCOMPARE(decoded.message.error.code, message.error.code);
+        QCOMPARE(decoded.message.error.message, message.error.message);
+        if (exact) {
+            QCOMPARE(decoded.message.params, message.params);
+            QCOMPARE(decoded.message.result, message.result);
+            QCOMPARE(decoded.message.error.data, message.error.data);
+            QCOMPARE(JsonRpcCodec::encode(decoded.message), bytes);
+        }
+    }
+
+    // Byte for byte what QJsonDocument writes for the same value.
+    const QByteArray notification = JsonRpcCodec::encode(JsonRpcMessage::notification(u"m"_s, params));
+    QCOMPARE(notification,
+        R"({"jsonrpc":"2.0","method":"m","params":)"_ba + QJsonDocument(params).toJson(QJsonDocument::Compact) + '}');
+}
+
 void TestJsonRpcCodec::idKeyKeepsNumbersAndStringsApart()
 {
     using mcpscope::idKey;
@@ -320,6 +428,12 @@ void TestJsonRpcCodec::idKeyKeepsNumbersAndStringsApart()
     QVERIFY(idKey(QJsonValue(1)) != idKey(QJsonValue(2)));
     QVERIFY(!idKey(QJsonValue(1)).isEmpty());
     QVERIFY(!idKey(QJsonValue(QString())).isEmpty());
+    for (const qint64 n : { qint64(0), qint64(7), qint64(-1), qint64(-42), qint64(9007199254740991),
+             qint64(-9007199254740991), std::numeric_limits<qint64>::max(), std::numeric_limits<qint64>::min() })
+        QCOMPARE(idKey(QJsonValue(n)), u"n"_s + QString::number(n));
+    QCOMPARE(idKey(QJsonValue(QString())), u"s"_s);
+    QCOMPARE(idKey(QJsonValue(u"caf\u00e9 \U0001F600"_s)), u"scaf\u00e9 \U0001F600"_s);
+    QCOMPARE(idKey(QJsonValue(QJsonValue::Null)), QString());
 
     // An id decoded from the wire finds the entry stored under the id that was sent.
     QHash<QString, QString> pending;

@@ -159,6 +159,9 @@ private Q_SLOTS:
     void closeEndsTheChild_data();
     void closeEndsTheChild();
     void closeReachesGrandchildren();
+    void largeRequestsAreWrittenWholeAndInOrder();
+    void closeStdinFlushesWhatIsQueued();
+    void writingToAClosedStdinIsNotFatal();
 };
 
 void TestStdioTransport::initTestCase()
@@ -474,6 +477,85 @@ void TestStdioTransport::closeReachesGrandchildren()
     QTRY_COMPARE_WITH_TIMEOUT(spies.closed.count(), 1, CloseWaitMs);
     QTRY_VERIFY(processGone(grandchild));
     QTRY_VERIFY(groupGone(pid));
+    QCOMPARE(spies.failed.count(), 0);
+}
+
+namespace {
+// A request too large for the pipe (64 KiB on Linux), so part of it waits for the child to read.
+JsonRpcMessage bigRequest(int id, qsizetype bytes)
+{
+    return JsonRpcMessage::request(id, u"tools/call"_s, QJsonObject { { u"blob"_s, QString(bytes, u'x') } });
+}
+} // namespace
+
+void TestStdioTransport::largeRequestsAreWrittenWholeAndInOrder()
+{
+    // The child reads nothing for a while, then echoes every line back: our requests return as its.
+    StdioTransport transport(shellPeer(u"sleep 0.5; exec cat"_s));
+    Spies spies(&transport);
+    QSignalSpy written(&transport, &StdioTransport::requestWritten);
+    transport.open();
+    QTRY_COMPARE(spies.opened.count(), 1);
+
+    constexpr qsizetype Big = 4 * 1024 * 1024;
+    transport.send(bigRequest(1, Big));
+    transport.send(JsonRpcMessage::notification(u"between"_s));
+    transport.send(JsonRpcMessage::request(2, u"small"_s));
+    // The pipe cannot hold 4 MiB, and nobody reads it yet: neither request is written whole.
+    QCOMPARE(written.count(), 0);
+
+    QVERIFY(waitForCount(spies.messages, 3, LongWaitMs));
+    QCOMPARE(spies.methods(), (QStringList { u"tools/call"_s, u"between"_s, u"small"_s }));
+    QCOMPARE(spies.message(0).id, QJsonValue(1));
+    QCOMPARE(spies.message(0).params.value(u"blob"_s).toString().size(), Big);
+    QCOMPARE(spies.message(2).id, QJsonValue(2));
+    QCOMPARE(written.count(), 2);
+    QCOMPARE(written.at(0).at(0).value<QJsonValue>(), QJsonValue(1));
+    QCOMPARE(written.at(1).at(0).value<QJsonValue>(), QJsonValue(2));
+    QCOMPARE(spies.malformed.count(), 0);
+    QCOMPARE(spies.failed.count(), 0);
+}
+
+void TestStdioTransport::closeStdinFlushesWhatIsQueued()
+{
+    // cat ends at stdin's EOF: all it echoed before arrives, then the exit.
+    StdioTransport transport(shellPeer(u"sleep 0.3; exec cat"_s));
+    Spies spies(&transport);
+    QSignalSpy written(&transport, &StdioTransport::requestWritten);
+    transport.open();
+    QTRY_COMPARE(spies.opened.count(), 1);
+
+    constexpr qsizetype Big = 1024 * 1024;
+    transport.send(bigRequest(1, Big));
+    transport.send(JsonRpcMessage::request(2, u"last"_s));
+    transport.closeStdin();
+    transport.send(JsonRpcMessage::request(3, u"after-close"_s)); // goes nowhere, like QProcess's closed channel
+
+    QVERIFY(waitForCount(spies.failed, 1, LongWaitMs));
+    QCOMPARE(spies.failure(0).exitCode, 0);
+    QCOMPARE(spies.methods(), (QStringList { u"tools/call"_s, u"last"_s }));
+    QCOMPARE(spies.message(0).params.value(u"blob"_s).toString().size(), Big);
+    QCOMPARE(written.count(), 2);
+}
+
+void TestStdioTransport::writingToAClosedStdinIsNotFatal()
+{
+    // The child closes its stdin at once: our writes meet EPIPE, which must not raise SIGPIPE on us.
+    StdioTransport transport(
+        shellPeer(uR"(exec 0<&-; printf '{"jsonrpc":"2.0","method":"ready"}\n'; while :; do sleep 1; done)"_s));
+    Spies spies(&transport);
+    QSignalSpy written(&transport, &StdioTransport::requestWritten);
+    transport.open();
+    QTRY_COMPARE(spies.messages.count(), 1);
+
+    transport.send(JsonRpcMessage::request(1, u"ping"_s));
+    transport.send(bigRequest(2, 256 * 1024));
+    transport.send(JsonRpcMessage::request(3, u"ping"_s));
+    QCOMPARE(written.count(), 0);
+    QCOMPARE(spies.failed.count(), 0);
+
+    transport.close();
+    QTRY_COMPARE_WITH_TIMEOUT(spies.closed.count(), 1, CloseWaitMs);
     QCOMPARE(spies.failed.count(), 0);
 }
 

@@ -1,0 +1,123 @@
+#pragma once
+
+#include "transport/transportfailure.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <optional>
+
+namespace mcpscope {
+
+/// How a call ended. Stable names (outcomeName) go into logs and exports.
+enum class CallOutcome {
+    Pending,
+    Success,
+    ToolError,
+    ProtocolError,
+    OutcomeUncertain,
+    Timeout,
+    NeedsAuth,
+    BreakerOpen,
+    NotDispatched,
+    Cancelled,
+    TransportError, ///< a final transport failure with no rule above it (e.g. a failed retry of a read)
+    Interrupted,    ///< the app stopped while the call was in flight
+};
+
+QString outcomeName(CallOutcome outcome);
+std::optional<CallOutcome> outcomeFromName(QStringView name);
+
+/// One time the request went (or was meant to go) to the server.
+struct CallAttempt
+{
+    int number = 1;
+    QString requestId;      ///< the JSON-RPC id, as text
+    QString sessionId;
+    qint64 sentAt = 0;      ///< ms since the epoch
+    qint64 firstByteAt = 0; ///< when the answer began to arrive (0 when none did)
+    qint64 endedAt = 0;
+    int httpStatus = 0;
+    bool written = false;
+    std::optional<FailureKind> failureKind;
+    std::optional<DispatchVerdict> verdict;
+    QString error;
+
+    QJsonObject toJson() const;
+    static CallAttempt fromJson(const QJsonObject& object);
+};
+
+/// What RetryPolicy decided after a failed attempt.
+struct CallDecision
+{
+    int afterAttempt = 1;
+    QString rule; ///< "R1".."R9"
+    QString action;
+    QString reason;
+
+    QJsonObject toJson() const;
+    static CallDecision fromJson(const QJsonObject& object);
+};
+
+struct CallReconnect
+{
+    QString oldSessionId;
+    QString newSessionId;
+    qint64 startedAt = 0;
+    qint64 durationMs = 0;
+    bool ok = false;
+    QString error;
+
+    QJsonObject toJson() const;
+    static CallReconnect fromJson(const QJsonObject& object);
+};
+
+/// A fault that fired on this call, or a manual action taken while it ran: timeline markers.
+struct CallEvent
+{
+    qint64 at = 0;
+    QString kind; ///< "fault" or "action"
+    QString text;
+
+    QJsonObject toJson() const;
+    static CallEvent fromJson(const QJsonObject& object);
+};
+
+/// Everything known about one call, from the first attempt to the final outcome.
+struct CallRecord
+{
+    static constexpr int SchemaVersion = 1;
+
+    QString callId;
+    QString server;
+    QString transport;
+    QString method;
+    QString tool;
+    QJsonObject arguments;
+    QJsonObject annotations; ///< the snapshot the decision used
+    bool toolListed = false;
+    QJsonObject policy;      ///< the policy in force (idempotentReplay, breaker settings)
+    qint64 startedAt = 0;
+    qint64 endedAt = 0;
+    QList<CallAttempt> attempts;
+    QList<CallDecision> decisions;
+    QList<CallReconnect> reconnects;
+    QList<CallEvent> events;
+    CallOutcome outcome = CallOutcome::Pending;
+    QString rule; ///< the rule that decided the outcome; empty for a first-try success
+    bool healed = false;
+    QJsonValue result;
+    QJsonObject error;
+
+    bool isFinished() const { return outcome != CallOutcome::Pending; }
+    qint64 durationMs() const { return endedAt > 0 ? endedAt - startedAt : 0; }
+    QJsonObject toJson() const;
+    static CallRecord fromJson(const QJsonObject& object, QString* error = nullptr);
+};
+
+} // namespace mcpscope
+
+Q_DECLARE_METATYPE(mcpscope::CallRecord)

@@ -1,0 +1,240 @@
+#include "scriptrunner.h"
+
+#include "engine/serverconnection.h"
+#include "exitcodes.h"
+#include "fault/faultproxy.h"
+#include "recovery/circuitbreaker.h"
+#include "recovery/reconnector.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTimer>
+
+namespace mcpscope {
+
+namespace {
+const QStringList StepNames { QStringLiteral("call"), QStringLiteral("tools"), QStringLiteral("ping"),
+    QStringLiteral("expire"), QStringLiteral("reconnect"), QStringLiteral("kill"), QStringLiteral("fault"),
+    QStringLiteral("breaker"), QStringLiteral("wait") };
+} // namespace
+
+ScriptRunner::ScriptRunner(ServerConnection* connection, FaultProxy* proxy, QTextStream& out, QObject* parent)
+    : QObject(parent)
+    , m_connection(connection)
+    , m_proxy(proxy)
+    , m_out(out)
+{
+}
+
+bool ScriptRunner::load(const QString& script, QString* error)
+{
+    const QStringList lines = script.split(QLatin1Char('\n'));
+    for (int i = 0; i < lines.size(); ++i) {
+        const QString line = lines.at(i).trimmed();
+        if (line.isEmpty() || line.startsWith(QLatin1Char('#')))
+            continue;
+        const QString word = line.section(QLatin1Char(' '), 0, 0);
+        if (!StepNames.contains(word)) {
+            *error = tr("line %1: unknown step '%2' (one of: %3)").arg(i + 1).arg(word, StepNames.join(QStringLiteral(", ")));
+            return false;
+        }
+        if (word == QLatin1String("call")) {
+            const QString json = line.section(QLatin1Char(' '), 2).trimmed();
+            if (line.section(QLatin1Char(' '), 1, 1).isEmpty()) {
+                *error = tr("line %1: call needs a tool name").arg(i + 1);
+                return false;
+            }
+            if (!json.isEmpty() && !QJsonDocument::fromJson(json.toUtf8()).isObject()) {
+                *error = tr("line %1: the arguments are not a JSON object: %2").arg(i + 1).arg(json);
+                return false;
+            }
+        }
+        m_steps.append({ i + 1, line });
+    }
+    return true;
+}
+
+void ScriptRunner::start()
+{
+    QTimer::singleShot(0, this, &ScriptRunner::next);
+}
+
+int ScriptRunner::exitCodeFor(CallOutcome outcome)
+{
+    switch (outcome) {
+    case CallOutcome::Success:
+    case CallOutcome::Pending:
+        return ExitSuccess;
+    case CallOutcome::ToolError:
+        return ExitToolError;
+    case CallOutcome::OutcomeUncertain:
+        return ExitOutcomeUncertain;
+    case CallOutcome::NeedsAuth:
+        return ExitAuthRequired;
+    case CallOutcome::BreakerOpen:
+        return ExitBreakerOpen;
+    case CallOutcome::Timeout:
+        return ExitTimeout;
+    default:
+        return ExitTransportFailure;
+    }
+}
+
+void ScriptRunner::emitStep(QJsonObject object, int exitCode)
+{
+    const auto& [line, text] = m_steps.at(m_index);
+    object.insert(QStringLiteral("line"), line);
+    object.insert(QStringLiteral("step"), text);
+    object.insert(QStringLiteral("exitCode"), exitCode);
+    if (exitCode != ExitSuccess)
+        m_lastFailure = exitCode;
+    m_out << QJsonDocument(object).toJson(QJsonDocument::Compact) << '\n';
+    m_out.flush();
+    QTimer::singleShot(0, this, &ScriptRunner::next);
+}
+
+void ScriptRunner::runCall(const QString& method, const QJsonObject& params, const QString& tool)
+{
+    CallOptions options;
+    options.timeoutMs = m_timeoutMs;
+    m_connection->call(method, params, options, [this, tool](const CallRecord& record) {
+        QJsonArray sessions;
+        for (const CallAttempt& attempt : record.attempts)
+            sessions.append(attempt.sessionId);
+        QJsonObject step { { QStringLiteral("command"), tool.isEmpty() ? record.method : QStringLiteral("call") },
+            { QStringLiteral("callId"), record.callId }, { QStringLiteral("outcome"), outcomeName(record.outcome) },
+            { QStringLiteral("rule"), record.rule }, { QStringLiteral("attempts"), int(record.attempts.size()) },
+            { QStringLiteral("sessions"), sessions }, { QStringLiteral("healed"), record.healed } };
+        if (!tool.isEmpty())
+            step.insert(QStringLiteral("tool"), tool);
+        if (!record.result.isUndefined())
+            step.insert(QStringLiteral("result"), record.result);
+        if (!record.error.isEmpty())
+            step.insert(QStringLiteral("error"), record.error);
+        emitStep(step, exitCodeFor(record.outcome));
+    });
+}
+
+void ScriptRunner::next()
+{
+    if (++m_index >= m_steps.size()) {
+        Q_EMIT finished(m_lastFailure);
+        return;
+    }
+    if (!m_connection) {
+        Q_EMIT finished(ExitTransportFailure);
+        return;
+    }
+    const QString text = m_steps.at(m_index).second;
+    const QStringList words = text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    const QString step = words.first();
+    QJsonObject out { { QStringLiteral("command"), step } };
+
+    if (step == QLatin1String("call")) {
+        const QString json = text.section(QLatin1Char(' '), 2).trimmed();
+        const QJsonObject args = json.isEmpty() ? QJsonObject() : QJsonDocument::fromJson(json.toUtf8()).object();
+        runCall(QStringLiteral("tools/call"),
+            { { QStringLiteral("name"), words.at(1) }, { QStringLiteral("arguments"), args } }, words.at(1));
+    } else if (step == QLatin1String("ping")) {
+        runCall(QStringLiteral("ping"), {}, QString());
+    } else if (step == QLatin1String("tools")) {
+        runCall(QStringLiteral("tools/list"), {}, QString());
+    } else if (step == QLatin1String("expire")) {
+        const bool serverSide = words.value(1, QStringLiteral("server")) != QLatin1String("client");
+        QString error;
+        const QString before = m_connection->sessionId();
+        const bool ok = m_connection->expireSession(serverSide, &error);
+        out.insert(QStringLiteral("side"), serverSide ? QStringLiteral("server") : QStringLiteral("client"));
+        out.insert(QStringLiteral("sessionId"), before);
+        if (!ok)
+            out.insert(QStringLiteral("error"), error);
+        // The DELETE is asynchronous; give it a moment so the next step sees the expired session.
+        QTimer::singleShot(serverSide ? 200 : 0, this, [this, out, ok] { emitStep(out, ok ? ExitSuccess : ExitUsage); });
+    } else if (step == QLatin1String("reconnect")) {
+        const QString before = m_connection->sessionId();
+        m_connection->noteEvent(QStringLiteral("action"), tr("reconnect requested by the script"));
+        m_connection->reconnector()->join(before, 15000, this, [this, out, before](const Reconnector::Result& result) mutable {
+            out.insert(QStringLiteral("ok"), result.ok);
+            out.insert(QStringLiteral("oldSessionId"), before);
+            out.insert(QStringLiteral("newSessionId"), result.newSessionId);
+            if (!result.ok)
+                out.insert(QStringLiteral("error"), result.error);
+            emitStep(out, result.ok ? ExitSuccess : ExitTransportFailure);
+        });
+    } else if (step == QLatin1String("kill")) {
+        out.insert(QStringLiteral("sessionId"), m_connection->sessionId());
+        m_connection->killTransport();
+        emitStep(out, ExitSuccess);
+    } else if (step == QLatin1String("breaker")) {
+        const QString what = words.value(1);
+        if (what == QLatin1String("open"))
+            m_connection->openBreaker();
+        else if (what == QLatin1String("reset"))
+            m_connection->resetBreaker();
+        out.insert(QStringLiteral("state"), CircuitBreaker::stateName(m_connection->breaker()->state()));
+        emitStep(out, what == QLatin1String("open") || what == QLatin1String("reset") ? ExitSuccess : ExitUsage);
+    } else if (step == QLatin1String("wait")) {
+        const int ms = words.value(1).toInt();
+        QTimer::singleShot(ms, this, [this, out] { emitStep(out, ExitSuccess); });
+    } else if (step == QLatin1String("fault")) {
+        const QString name = words.value(1);
+        int index = 2;
+        int count = 1;
+        bool isNumber = false;
+        const int maybeCount = words.value(index).toInt(&isNumber);
+        int delayMs = 0;
+        if (name == QLatin1String("delay")) {
+            delayMs = maybeCount;
+            ++index;
+            const int c = words.value(index).toInt(&isNumber);
+            if (isNumber) {
+                count = c;
+                ++index;
+            }
+        } else if (isNumber) {
+            count = maybeCount;
+            ++index;
+        }
+        QString method;
+        QString tool;
+        for (const QString& arg : words.mid(index)) {
+            if (arg.startsWith(QLatin1String("method=")))
+                method = arg.mid(7);
+            else if (arg.startsWith(QLatin1String("tool=")))
+                tool = arg.mid(5);
+        }
+        out.insert(QStringLiteral("fault"), name);
+        out.insert(QStringLiteral("count"), count);
+        const bool stdio = m_connection->activeTransport() == TransportKind::Stdio;
+        if (stdio && (name == QLatin1String("kill-after-write") || name == QLatin1String("close-stdin")
+                         || name == QLatin1String("delay"))) {
+            const ServerConnection::StdioFault fault = name == QLatin1String("kill-after-write")
+                ? ServerConnection::StdioFault::KillAfterWrite
+                : name == QLatin1String("close-stdin") ? ServerConnection::StdioFault::CloseStdin
+                                                       : ServerConnection::StdioFault::Delay;
+            for (int i = 0; i < count; ++i)
+                m_connection->armStdioFault(fault, delayMs);
+            emitStep(out, ExitSuccess);
+            return;
+        }
+        const auto kind = FaultProxy::kindFromName(name);
+        if (!kind || stdio || !m_proxy) {
+            out.insert(QStringLiteral("error"),
+                !kind ? tr("unknown fault '%1'").arg(name)
+                      : tr("fault '%1' needs an HTTP server behind --fault-proxy").arg(name));
+            emitStep(out, ExitUsage);
+            return;
+        }
+        FaultProxy::Fault fault;
+        fault.kind = *kind;
+        fault.count = count;
+        fault.method = method;
+        fault.tool = tool;
+        fault.delayMs = delayMs;
+        out.insert(QStringLiteral("id"), qint64(m_proxy->arm(fault)));
+        m_connection->noteEvent(QStringLiteral("action"), tr("armed fault %1 ×%2").arg(name).arg(count));
+        emitStep(out, ExitSuccess);
+    }
+}
+
+} // namespace mcpscope

@@ -1,0 +1,52 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QTextStream>
+
+namespace mcpscope {
+
+class FaultProxy;
+class ServerConnection;
+
+/// `mcpscope-cli run`: one step per line, run in order through the recovery engine, one JSON
+/// object printed per step. Steps:
+///   call TOOL [JSON] | tools | ping | expire [server|client] | reconnect | kill
+///   fault NAME [N] [ARGS] | breaker open|reset | wait MS | # comment
+/// HTTP faults (expire-before, expire-after, cut-after, auth-401, delay MS, drop-stream; ARGS may add
+/// method=M or tool=T) need the embedded fault proxy; stdio faults are kill-after-write, close-stdin
+/// and delay MS. finished() carries the exit code of the last failing step (0 when none failed).
+class ScriptRunner : public QObject
+{
+    Q_OBJECT
+public:
+    ScriptRunner(ServerConnection* connection, FaultProxy* proxy, QTextStream& out, QObject* parent = nullptr);
+
+    void setTimeoutMs(qint64 timeoutMs) { m_timeoutMs = timeoutMs; }
+    /// Parses the script; false with *error (naming the line) when a step is malformed.
+    bool load(const QString& script, QString* error);
+    void start();
+
+    static int exitCodeFor(CallOutcome outcome);
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    void next();
+    void emitStep(QJsonObject object, int exitCode);
+    void runCall(const QString& method, const QJsonObject& params, const QString& tool);
+
+    QPointer<ServerConnection> m_connection;
+    QPointer<FaultProxy> m_proxy;
+    QTextStream& m_out;
+    QList<QPair<int, QString>> m_steps; ///< line number, text
+    int m_index = -1;
+    int m_lastFailure = 0;
+    qint64 m_timeoutMs = 0;
+};
+
+} // namespace mcpscope

@@ -1,0 +1,365 @@
+// The fault matrix (RECOVERY.md R1–R9): for each rule, over each transport where it applies, arm a
+// fault, make the call through the engine, and assert the outcome and rule recorded, the EXACT number
+// of times the server ran the tool (read from the ledger peer's file, not from our own log), whether
+// the session was healed onto a new, distinct session, and the breaker state.
+
+#include "engine/serverconnection.h"
+#include "fault/faultproxy.h"
+#include "peerprocess.h"
+#include "recovery/circuitbreaker.h"
+#include "recovery/reconnector.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace mcpscope;
+using namespace mcpscope::test;
+
+namespace {
+constexpr int WaitMs = 40000;
+
+struct Ledger
+{
+    QString path;
+
+    QList<QJsonObject> entries() const
+    {
+        QList<QJsonObject> out;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return out;
+        for (const QByteArray& line : file.readAll().split('\n')) {
+            if (!line.trimmed().isEmpty())
+                out.append(QJsonDocument::fromJson(line).object());
+        }
+        return out;
+    }
+    /// How many times the server ran any tool for this call id (all attempts).
+    int runs(const QString& callId) const
+    {
+        int n = 0;
+        for (const QJsonObject& e : entries())
+            n += e.value(QLatin1String("attempt")).toObject().value(QLatin1String("callId")).toString() == callId;
+        return n;
+    }
+    int runsOf(const QString& tool) const
+    {
+        int n = 0;
+        for (const QJsonObject& e : entries())
+            n += e.value(QLatin1String("tool")).toString() == tool;
+        return n;
+    }
+};
+
+/// One ledger peer (stdio or HTTP behind a fault proxy) and a connection to it.
+struct Rig
+{
+    QTemporaryDir dir;
+    Ledger ledger;
+    PeerProcess httpPeer;
+    std::unique_ptr<FaultProxy> proxy;
+    std::unique_ptr<ServerConnection> connection;
+
+    bool start(const QString& transport, bool idempotentReplay = false)
+    {
+        ledger.path = dir.filePath(QStringLiteral("ledger.jsonl"));
+        ServerConfig config;
+        config.name = QStringLiteral("ledger-") + transport;
+        config.requestTimeoutMs = 20000;
+        config.idempotentReplay = idempotentReplay;
+        const QString script = peersDir() + QStringLiteral("/ledger-peer.mjs");
+        if (transport == QLatin1String("stdio")) {
+            config.transport = TransportKind::Stdio;
+            config.command = nodeBinary();
+            config.args = { script, QStringLiteral("stdio"), ledger.path };
+        } else {
+            const quint16 port = freePort();
+            if (!httpPeer.start(script, { QStringLiteral("http"), QString::number(port), ledger.path }, QStringLiteral("listening")))
+                return false;
+            config.transport = TransportKind::StreamableHttp;
+            config.url = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
+            proxy = std::make_unique<FaultProxy>(config.url);
+            if (!proxy->listen())
+                return false;
+        }
+        connection = std::make_unique<ServerConnection>(config);
+        if (proxy)
+            connection->setEndpointOverride(proxy->url());
+        QSignalSpy ready(connection.get(), &ServerConnection::ready);
+        connection->connectToServer();
+        return ready.wait(WaitMs);
+    }
+
+    void arm(FaultProxy::FaultKind kind, int count = 1, const QString& tool = {})
+    {
+        FaultProxy::Fault fault;
+        fault.kind = kind;
+        fault.count = count;
+        fault.method = QStringLiteral("tools/call");
+        fault.tool = tool;
+        proxy->arm(fault);
+    }
+
+    CallRecord call(const QString& tool, const QJsonObject& args = {}, qint64 timeoutMs = 0)
+    {
+        std::optional<CallRecord> result;
+        CallOptions options;
+        options.timeoutMs = timeoutMs;
+        connection->callTool(tool, args, options, [&result](const CallRecord& record) { result = record; });
+        (void)QTest::qWaitFor([&result] { return result.has_value(); }, WaitMs);
+        return result.value_or(CallRecord());
+    }
+};
+
+QStringList sessionsOf(const CallRecord& record)
+{
+    QStringList sessions;
+    for (const CallAttempt& attempt : record.attempts)
+        sessions.append(attempt.sessionId);
+    return sessions;
+}
+} // namespace
+
+class TestFaultMatrix : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void httpFaults_data();
+    void httpFaults();
+    void stdioKillAfterWrite_data();
+    void stdioKillAfterWrite();
+    void stdioDeadBeforeWriteIsR1();
+    void concurrentExpiryJoinsOneReconnect();
+    void breakerOpensFailsFastAndLetsOneProbe();
+    void timeoutOnWriteCancelsAndIsUncertain();
+    void idempotentReplayPolicy_data();
+    void idempotentReplayPolicy();
+};
+
+void TestFaultMatrix::httpFaults_data()
+{
+    QTest::addColumn<int>("fault");
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("outcome");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<int>("serverRuns");
+    QTest::addColumn<bool>("healed");
+    using K = FaultProxy::FaultKind;
+    QTest::newRow("write + expire-after: ran once, uncertain, healed")
+        << int(K::ExpireAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 1 << true;
+    QTest::newRow("read-only + expire-after: ran twice, success on a new session")
+        << int(K::ExpireAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2 << true;
+    QTest::newRow("write + expire-before: pre-dispatch 404 is still R5, ran zero times")
+        << int(K::ExpireBefore) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 0 << true;
+    QTest::newRow("read-only + expire-before: retried once, ran once")
+        << int(K::ExpireBefore) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 1 << true;
+    QTest::newRow("write + cut-after: ran once, uncertain")
+        << int(K::CutAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 1 << true;
+    QTest::newRow("read-only + cut-after: ran twice, success")
+        << int(K::CutAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2 << true;
+    QTest::newRow("write + drop-stream: ran once, uncertain")
+        << int(K::DropStream) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 1 << true;
+    QTest::newRow("write + auth-401: retried once, ran once (R2)")
+        << int(K::Auth401) << QStringLiteral("write") << QStringLiteral("success") << QStringLiteral("R2") << 1 << true;
+}
+
+void TestFaultMatrix::httpFaults()
+{
+    QFETCH(int, fault);
+    QFETCH(QString, tool);
+    QFETCH(QString, outcome);
+    QFETCH(QString, rule);
+    QFETCH(int, serverRuns);
+    QFETCH(bool, healed);
+    Rig rig;
+    QVERIFY(rig.start(QStringLiteral("http")));
+    const QString firstSession = rig.connection->sessionId();
+    QVERIFY(!firstSession.isEmpty());
+    rig.arm(FaultProxy::FaultKind(fault));
+
+    const CallRecord record = rig.call(tool, tool == QLatin1String("write") ? QJsonObject { { QStringLiteral("note"), QStringLiteral("m") } } : QJsonObject());
+    QCOMPARE(outcomeName(record.outcome), outcome);
+    QCOMPARE(record.rule, rule);
+    QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
+    QCOMPARE(rig.proxy->faultsFired(), 1);
+    if (healed) {
+        QCOMPARE(record.reconnects.size(), 1);
+        QVERIFY(record.reconnects.first().ok);
+        QVERIFY(!record.reconnects.first().newSessionId.isEmpty());
+        QVERIFY(record.reconnects.first().newSessionId != firstSession);
+        QCOMPARE(rig.connection->sessionId(), record.reconnects.first().newSessionId);
+    }
+    if (record.outcome == CallOutcome::OutcomeUncertain) {
+        QCOMPARE(record.attempts.size(), 1);
+        const QJsonObject result = record.result.toObject();
+        QCOMPARE(result.value(QLatin1String("outcome")).toString(), QStringLiteral("uncertain"));
+        QCOMPARE(result.value(QLatin1String("healed")).toBool(), true);
+        QCOMPARE(result.value(QLatin1String("rule")).toString(), rule);
+    }
+    if (record.outcome == CallOutcome::Success && record.attempts.size() == 2)
+        QCOMPARE(sessionsOf(record), QStringList({ firstSession, rig.connection->sessionId() }));
+    // A heal closes the breaker; an uncertain outcome after a heal is not a strike.
+    QCOMPARE(rig.connection->breaker()->state(), CircuitBreaker::State::Closed);
+    QCOMPARE(rig.connection->breaker()->consecutiveFailures(), 0);
+}
+
+void TestFaultMatrix::stdioKillAfterWrite_data()
+{
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("outcome");
+    QTest::addColumn<QString>("rule");
+    QTest::newRow("write: ran at most once, uncertain, child respawned") << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5");
+    QTest::newRow("read-only: success after respawn") << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4");
+}
+
+void TestFaultMatrix::stdioKillAfterWrite()
+{
+    QFETCH(QString, tool);
+    QFETCH(QString, outcome);
+    QFETCH(QString, rule);
+    Rig rig;
+    QVERIFY(rig.start(QStringLiteral("stdio")));
+    const QString firstPid = rig.connection->sessionId();
+    rig.connection->armStdioFault(ServerConnection::StdioFault::KillAfterWrite);
+    const CallRecord record = rig.call(tool);
+    QCOMPARE(outcomeName(record.outcome), outcome);
+    QCOMPARE(record.rule, rule);
+    QCOMPARE(record.reconnects.size(), 1);
+    QVERIFY(record.reconnects.first().ok);
+    const QString newPid = rig.connection->sessionId();
+    QVERIFY2(newPid != firstPid && newPid.startsWith(QLatin1String("pid:")), qPrintable(newPid));
+    // The killed child may or may not have run the request; the new child ran it exactly once for a
+    // read and never for a write.
+    int onOld = 0;
+    int onNew = 0;
+    for (const QJsonObject& e : rig.ledger.entries()) {
+        const QString pid = QStringLiteral("pid:") + QString::number(e.value(QLatin1String("pid")).toInteger());
+        (pid == firstPid ? onOld : onNew) += 1;
+    }
+    QVERIFY(onOld <= 1);
+    QCOMPARE(onNew, tool == QLatin1String("read") ? 1 : 0);
+    QCOMPARE(rig.ledger.runs(record.callId), onOld + onNew);
+}
+
+void TestFaultMatrix::stdioDeadBeforeWriteIsR1()
+{
+    Rig rig;
+    QVERIFY(rig.start(QStringLiteral("stdio")));
+    QSignalSpy failed(rig.connection.get(), &ServerConnection::failed);
+    rig.connection->reconnector()->stopBackground();
+    rig.connection->killTransport();
+    QVERIFY(failed.wait(WaitMs));
+    rig.connection->reconnector()->stopBackground();
+    // The child is dead before the write: NotSent → R1, respawn and retry once; the write runs once.
+    const CallRecord record = rig.call(QStringLiteral("write"));
+    QCOMPARE(outcomeName(record.outcome), QStringLiteral("success"));
+    QCOMPARE(record.rule, QStringLiteral("R1"));
+    QCOMPARE(record.attempts.size(), 2);
+    QCOMPARE(record.attempts.first().failureKind, std::optional<FailureKind>(FailureKind::NotSent));
+    QCOMPARE(rig.ledger.runs(record.callId), 1);
+}
+
+void TestFaultMatrix::concurrentExpiryJoinsOneReconnect()
+{
+    Rig rig;
+    QVERIFY(rig.start(QStringLiteral("http")));
+    const int reconnectsBefore = rig.connection->reconnector()->reconnectCount();
+    rig.arm(FaultProxy::FaultKind::ExpireAfter, 10);
+    QList<CallRecord> records;
+    for (int i = 0; i < 10; ++i)
+        rig.connection->callTool(QStringLiteral("read"), {}, {}, [&records](const CallRecord& r) { records.append(r); });
+    QTRY_COMPARE_WITH_TIMEOUT(records.size(), 10, WaitMs);
+    QCOMPARE(rig.connection->reconnector()->reconnectCount() - reconnectsBefore, 1);
+    for (const CallRecord& record : std::as_const(records)) {
+        QVERIFY2(record.outcome == CallOutcome::Success, QJsonDocument(record.toJson()).toJson().constData());
+        QCOMPARE(record.rule, QStringLiteral("R4"));
+        QCOMPARE(rig.ledger.runs(record.callId), 2);
+    }
+    QCOMPARE(rig.ledger.runsOf(QStringLiteral("read")), 20);
+}
+
+void TestFaultMatrix::breakerOpensFailsFastAndLetsOneProbe()
+{
+    Rig rig;
+    QVERIFY(rig.start(QStringLiteral("http")));
+    qint64 now = 0;
+    rig.connection->breaker()->setClock([&now] { return now; });
+    // Three final failures in a row: an unknown tool comes back as isError (a tool error is a strike).
+    for (int i = 0; i < 3; ++i) {
+        const CallRecord record = rig.call(QStringLiteral("no-such-tool"));
+        QCOMPARE(outcomeName(record.outcome), QStringLiteral("tool_error"));
+        QCOMPARE(record.rule, QStringLiteral("R8"));
+    }
+    QCOMPARE(rig.connection->breaker()->state(), CircuitBreaker::State::Open);
+    const int forwarded = rig.proxy->forwarded();
+    const CallRecord fast = rig.call(QStringLiteral("write"));
+    QCOMPARE(outcomeName(fast.outcome), QStringLiteral("breaker_open"));
+    QCOMPARE(fast.rule, QStringLiteral("R9"));
+    QCOMPARE(fast.attempts.size(), 0);
+    QCOMPARE(rig.proxy->forwarded(), forwarded);
+    QCOMPARE(rig.ledger.runsOf(QStringLiteral("write")), 0);
+
+    now += 60001;
+    // Exactly one probe passes: a slow read is the probe, a call made meanwhile still fails fast.
+    std::optional<CallRecord> probe;
+    rig.connection->callTool(QStringLiteral("sleep"), { { QStringLiteral("ms"), 300 } }, {}, [&probe](const CallRecord& r) { probe = r; });
+    const CallRecord meanwhile = rig.call(QStringLiteral("write"));
+    QCOMPARE(outcomeName(meanwhile.outcome), QStringLiteral("breaker_open"));
+    QTRY_VERIFY_WITH_TIMEOUT(probe.has_value(), WaitMs);
+    QCOMPARE(outcomeName(probe->outcome), QStringLiteral("success"));
+    QCOMPARE(rig.ledger.runsOf(QStringLiteral("sleep")), 1);
+    QCOMPARE(rig.ledger.runsOf(QStringLiteral("write")), 0);
+    QCOMPARE(rig.connection->breaker()->state(), CircuitBreaker::State::Closed);
+}
+
+void TestFaultMatrix::timeoutOnWriteCancelsAndIsUncertain()
+{
+    Rig rig;
+    QVERIFY(rig.start(QStringLiteral("stdio")));
+    QByteArrayList sent;
+    QObject::connect(rig.connection.get(), &ServerConnection::traffic, rig.connection.get(),
+        [&sent](WireDirection direction, const QByteArray& bytes) {
+            if (direction == WireDirection::Outgoing)
+                sent.append(bytes);
+        });
+    const CallRecord record = rig.call(QStringLiteral("sleep-write"), { { QStringLiteral("ms"), 3000 } }, 500);
+    QCOMPARE(outcomeName(record.outcome), QStringLiteral("outcome_uncertain"));
+    QCOMPARE(record.rule, QStringLiteral("R6"));
+    QCOMPARE(record.attempts.size(), 1);
+    QCOMPARE(rig.ledger.runs(record.callId), 1);
+    bool cancelled = false;
+    for (const QByteArray& bytes : std::as_const(sent))
+        cancelled = cancelled || bytes.contains("notifications/cancelled");
+    QVERIFY(cancelled);
+
+    const CallRecord read = rig.call(QStringLiteral("sleep"), { { QStringLiteral("ms"), 3000 } }, 500);
+    QCOMPARE(outcomeName(read.outcome), QStringLiteral("timeout"));
+    QCOMPARE(read.rule, QStringLiteral("R6"));
+}
+
+void TestFaultMatrix::idempotentReplayPolicy_data()
+{
+    QTest::addColumn<bool>("policy");
+    QTest::addColumn<QString>("outcome");
+    QTest::addColumn<int>("serverRuns");
+    QTest::newRow("idempotentHint with the policy off: no replay") << false << QStringLiteral("outcome_uncertain") << 1;
+    QTest::newRow("idempotentHint with the policy on: replayed") << true << QStringLiteral("success") << 2;
+}
+
+void TestFaultMatrix::idempotentReplayPolicy()
+{
+    QFETCH(bool, policy);
+    QFETCH(QString, outcome);
+    QFETCH(int, serverRuns);
+    Rig rig;
+    QVERIFY(rig.start(QStringLiteral("http"), policy));
+    rig.arm(FaultProxy::FaultKind::ExpireAfter);
+    const CallRecord record = rig.call(QStringLiteral("set"), { { QStringLiteral("key"), QStringLiteral("k") }, { QStringLiteral("value"), QStringLiteral("v") } });
+    QCOMPARE(outcomeName(record.outcome), outcome);
+    QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
+}
+
+QTEST_GUILESS_MAIN(TestFaultMatrix)
+#include "tst_faultmatrix.moc"
