@@ -330,11 +330,13 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     }
     m_responder.setScript(script);
 
-    m_useFaultProxy = parser.isSet(faultProxyOpt);
-    if (m_useFaultProxy && !m_config.isHttp()) {
+    if (parser.isSet(faultProxyOpt) && !m_config.isHttp()) {
         *error = tr("--fault-proxy needs an HTTP server (--url or an HTTP entry of --config)");
         return false;
     }
+    // The connection puts its own embedded proxy in front (the same as viaFaultProxy in a workspace).
+    if (parser.isSet(faultProxyOpt))
+        m_config.viaFaultProxy = true;
     if (m_command == QLatin1String("run")) {
         if (m_commandArgs.isEmpty()) {
             *error = tr("run needs a script file, or - for standard input");
@@ -433,23 +435,7 @@ int CliApp::start(const QStringList& arguments)
             m_log->flush();
         });
     }
-    if (m_useFaultProxy) {
-        m_proxy = new FaultProxy(m_config.url, this);
-        QString proxyError;
-        if (!m_proxy->listen(0, &proxyError)) {
-            m_err << "mcpscope-cli: cannot start the fault proxy: " << proxyError << '\n';
-            m_err.flush();
-            return ExitUsage;
-        }
-        m_connection->setEndpointOverride(m_proxy->url());
-        connect(m_proxy, &FaultProxy::faultFired, this,
-            [this](const FaultProxy::Fault& fault, const QString& method, const QJsonValue& id) {
-                m_connection->noteEvent(QStringLiteral("fault"),
-                    tr("%1 fired on %2 (request %3)")
-                        .arg(FaultProxy::kindName(fault.kind), method,
-                            id.isString() ? id.toString() : QString::number(id.toInteger())));
-            });
-    }
+
     connect(m_connection, &ServerConnection::failed, this, [this](const QString& message) {
         if (m_exitCode >= 0)
             return;
@@ -603,7 +589,7 @@ void CliApp::runCommand()
             fail(message, ScriptRunner::exitCodeFor(record.outcome), extra);
         });
     } else if (m_command == QLatin1String("run")) {
-        auto* runner = new ScriptRunner(m_connection, m_proxy, m_out, this);
+        auto* runner = new ScriptRunner(m_connection, m_connection->faultProxy(), m_out, this);
         runner->setTimeoutMs(m_timeoutMs);
         QString error;
         if (!runner->load(m_script, &error))

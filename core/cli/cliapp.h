@@ -15,7 +15,6 @@
 namespace mcpscope {
 
 class Engine;
-class FaultProxy;
 class ServerConnection;
 
 /// mcpscope-cli: the engine for scripts, CI and other test suites. app/cli/main.cpp only runs it.
@@ -62,8 +61,6 @@ private:
     int m_exitCode = -1;
     bool m_quitting = false;
     bool m_commandStarted = false;
-    bool m_useFaultProxy = false;
-    FaultProxy* m_proxy = nullptr;
     QString m_script;
     std::unique_ptr<QFile> m_log;
 };

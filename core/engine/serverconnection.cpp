@@ -1,5 +1,6 @@
 #include "serverconnection.h"
 
+#include "fault/faultproxy.h"
 #include "recovery/circuitbreaker.h"
 #include "recovery/failureclassifier.h"
 #include "recovery/reconnector.h"
@@ -10,6 +11,10 @@
 
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QTcpSocket>
+
+#include <csignal>
+#include <unistd.h>
 #include <QJsonArray>
 #include <QTimer>
 #include <QUuid>
@@ -79,6 +84,94 @@ void ServerConnection::applyBreakerSettings()
 ServerConnection::~ServerConnection()
 {
     delete m_session;
+    stopLauncher();
+}
+
+bool ServerConnection::launcherRunning() const
+{
+    return m_launcher && m_launcher->state() != QProcess::NotRunning;
+}
+
+void ServerConnection::startLauncher()
+{
+    const QStringList words = QProcess::splitCommand(m_config.launchCommand);
+    if (words.isEmpty()) {
+        m_lastError = tr("Server '%1' has an empty launch command.").arg(m_config.name);
+        setState(State::Failed);
+        Q_EMIT failed(m_lastError);
+        return;
+    }
+    auto* process = new QProcess(this);
+    m_launcher = process;
+    process->setProgram(words.first());
+    process->setArguments(words.mid(1));
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    // Its own process group, so stopping it reaches what it started.
+    process->setChildProcessModifier([] { ::setpgid(0, 0); });
+    connect(process, &QProcess::readyReadStandardOutput, this, [this, process] {
+        const QList<QByteArray> lines = process->readAllStandardOutput().split('\n');
+        for (const QByteArray& line : lines)
+            if (!line.trimmed().isEmpty())
+                Q_EMIT serverLog(QStringLiteral("[launch] ") + QString::fromUtf8(line));
+    });
+    connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError error) {
+        if (error != QProcess::FailedToStart)
+            return;
+        m_lastError = tr("Server '%1': the launch command '%2' could not start (%3).")
+                          .arg(m_config.name, m_config.launchCommand, process->errorString());
+        setState(State::Failed);
+        Q_EMIT failed(m_lastError);
+    });
+    connect(process, &QProcess::finished, this, [this](int code) {
+        if (m_state == State::Connecting) {
+            m_lastError = tr("Server '%1': the launch command exited with code %2 before the server listened.")
+                              .arg(m_config.name)
+                              .arg(code);
+            setState(State::Failed);
+            Q_EMIT failed(m_lastError);
+        }
+    });
+    setState(State::Connecting);
+    Q_EMIT serverLog(tr("[launch] starting %1").arg(m_config.launchCommand));
+    process->start();
+    waitForLauncherPort(200);
+}
+
+void ServerConnection::waitForLauncherPort(int attemptsLeft)
+{
+    if (!launcherRunning())
+        return;
+    if (attemptsLeft <= 0) {
+        m_lastError = tr("Server '%1': the launch command did not start listening on %2:%3 within 30 s.")
+                          .arg(m_config.name, m_config.url.host())
+                          .arg(m_config.url.port(80));
+        setState(State::Failed);
+        Q_EMIT failed(m_lastError);
+        return;
+    }
+    auto* probe = new QTcpSocket(this);
+    connect(probe, &QTcpSocket::connected, this, [this, probe] {
+        probe->deleteLater();
+        connectToServer();
+    });
+    connect(probe, &QTcpSocket::errorOccurred, this, [this, probe, attemptsLeft] {
+        probe->deleteLater();
+        QTimer::singleShot(150, this, [this, attemptsLeft] { waitForLauncherPort(attemptsLeft - 1); });
+    });
+    probe->connectToHost(m_config.url.host(), quint16(m_config.url.port(m_config.url.scheme() == QLatin1String("https") ? 443 : 80)));
+}
+
+void ServerConnection::stopLauncher()
+{
+    if (!m_launcher || m_launcher->state() == QProcess::NotRunning)
+        return;
+    const qint64 pid = m_launcher->processId();
+    m_launcher->disconnect(this);
+    ::kill(-pid_t(pid), SIGTERM);
+    if (!m_launcher->waitForFinished(1500))
+        ::kill(-pid_t(pid), SIGKILL);
+    m_launcher->waitForFinished(1000);
+    ::kill(-pid_t(pid), SIGKILL);
 }
 
 void ServerConnection::setConfig(const ServerConfig& config)
@@ -136,6 +229,28 @@ void ServerConnection::connectToServer()
         && (m_session->state() == ClientSession::State::Ready || m_session->state() == ClientSession::State::Connecting
             || m_session->state() == ClientSession::State::Initializing))
         return;
+    if (m_config.isHttp() && !m_config.launchCommand.isEmpty() && !launcherRunning()) {
+        startLauncher();
+        return;
+    }
+    if (m_config.isHttp() && m_config.viaFaultProxy && !m_proxy) {
+        m_proxy = new FaultProxy(m_config.url, this);
+        QString error;
+        if (!m_proxy->listen(0, &error)) {
+            m_lastError = tr("Server '%1': the fault proxy could not listen: %2").arg(m_config.name, error);
+            setState(State::Failed);
+            Q_EMIT failed(m_lastError);
+            return;
+        }
+        m_endpointOverride = m_proxy->url();
+        connect(m_proxy, &FaultProxy::faultFired, this,
+            [this](const FaultProxy::Fault& fault, const QString& method, const QJsonValue& id) {
+                noteEvent(QStringLiteral("fault"),
+                    tr("%1 fired on %2 (request %3)")
+                        .arg(FaultProxy::kindName(fault.kind), method,
+                            id.isString() ? id.toString() : QString::number(id.toInteger())));
+            });
+    }
     startSession(m_config.transport == TransportKind::AutoHttp ? TransportKind::StreamableHttp : m_config.transport);
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "fault/faultproxy.h"
 #include "config/serverconfig.h"
 #include "session/clientsession.h"
 
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QProcess>
 
 #include <functional>
 #include <memory>
@@ -14,6 +16,7 @@
 namespace mcpscope {
 
 class CircuitBreaker;
+class FaultProxy;
 class Reconnector;
 
 /// Options for one call through the recovery machinery.
@@ -60,6 +63,11 @@ public:
     Reconnector* reconnector() const { return m_reconnector; }
     /// Overrides the URL the transport connects to (the embedded fault proxy sits there).
     void setEndpointOverride(const QUrl& url) { m_endpointOverride = url; }
+    /// The fault proxy in front of this server, when its configuration asks for one (viaFaultProxy);
+    /// created on the first connect.
+    FaultProxy* faultProxy() const { return m_proxy; }
+    /// The local process started by the configuration's launchCommand, if it is running.
+    bool launcherRunning() const;
 
     void connectToServer();
     void disconnectFromServer();
@@ -102,6 +110,9 @@ private:
     void setState(State state);
     void applyBreakerSettings();
     void startSession(TransportKind kind);
+    void startLauncher();
+    void waitForLauncherPort(int attemptsLeft);
+    void stopLauncher();
     void retire(ClientSession* old);
     bool fallBackToLegacySse();
     void onSessionState(ClientSession::State state);
@@ -121,6 +132,8 @@ private:
     TransportKind m_activeTransport = TransportKind::Stdio;
     QString m_lastError;
     QUrl m_endpointOverride;
+    QPointer<FaultProxy> m_proxy;
+    QPointer<QProcess> m_launcher;
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, std::shared_ptr<Call>> m_calls;

@@ -1,0 +1,237 @@
+#include "serverdialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace mcpscope {
+
+namespace {
+enum Page { StdioPage, HttpPage };
+
+QString joinPairs(const QList<QPair<QString, QString>>& pairs, const QString& separator)
+{
+    QStringList lines;
+    for (const auto& [key, value] : pairs)
+        lines.append(key + separator + value);
+    return lines.join(QLatin1Char('\n'));
+}
+
+QList<QPair<QString, QString>> splitPairs(const QString& text, QChar separator)
+{
+    QList<QPair<QString, QString>> pairs;
+    for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const qsizetype at = line.indexOf(separator);
+        if (at > 0)
+            pairs.append({ line.left(at).trimmed(), line.mid(at + 1).trimmed() });
+    }
+    return pairs;
+}
+
+QSpinBox* spin(int min, int max, const QString& suffix, QWidget* parent)
+{
+    auto* box = new QSpinBox(parent);
+    box->setRange(min, max);
+    box->setSuffix(suffix);
+    return box;
+}
+} // namespace
+
+ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
+    : QDialog(parent)
+    , m_taken(takenNames)
+{
+    setWindowTitle(tr("Server"));
+    auto* layout = new QVBoxLayout(this);
+    auto* top = new QFormLayout;
+    m_name = new QLineEdit(this);
+    m_name->setObjectName(QStringLiteral("name"));
+    m_transport = new QComboBox(this);
+    m_transport->setObjectName(QStringLiteral("transport"));
+    m_transport->addItem(tr("stdio (a local command)"), int(TransportKind::Stdio));
+    m_transport->addItem(tr("HTTP (Streamable HTTP, falling back to legacy SSE)"), int(TransportKind::AutoHttp));
+    m_transport->addItem(tr("Streamable HTTP only"), int(TransportKind::StreamableHttp));
+    m_transport->addItem(tr("Legacy HTTP+SSE only"), int(TransportKind::LegacySse));
+    top->addRow(tr("&Name:"), m_name);
+    top->addRow(tr("&Transport:"), m_transport);
+    layout->addLayout(top);
+
+    m_pages = new QStackedWidget(this);
+    auto* stdio = new QWidget(m_pages);
+    auto* stdioForm = new QFormLayout(stdio);
+    m_command = new QLineEdit(stdio);
+    m_command->setObjectName(QStringLiteral("command"));
+    m_command->setPlaceholderText(tr("npx"));
+    m_args = new QLineEdit(stdio);
+    m_args->setObjectName(QStringLiteral("args"));
+    m_args->setPlaceholderText(tr("-y @modelcontextprotocol/server-everything"));
+    m_args->setToolTip(tr("Split like a shell: quote arguments that contain spaces."));
+    m_env = new QPlainTextEdit(stdio);
+    m_env->setObjectName(QStringLiteral("env"));
+    m_env->setPlaceholderText(tr("KEY=value, one per line"));
+    m_env->setMaximumHeight(80);
+    m_cwd = new QLineEdit(stdio);
+    m_cwd->setObjectName(QStringLiteral("cwd"));
+    stdioForm->addRow(tr("&Command:"), m_command);
+    stdioForm->addRow(tr("&Arguments:"), m_args);
+    stdioForm->addRow(tr("&Environment:"), m_env);
+    stdioForm->addRow(tr("&Working directory:"), m_cwd);
+    m_pages->addWidget(stdio);
+
+    auto* http = new QWidget(m_pages);
+    auto* httpForm = new QFormLayout(http);
+    m_url = new QLineEdit(http);
+    m_url->setObjectName(QStringLiteral("url"));
+    m_url->setPlaceholderText(QStringLiteral("http://127.0.0.1:3000/mcp"));
+    m_headers = new QPlainTextEdit(http);
+    m_headers->setObjectName(QStringLiteral("headers"));
+    m_headers->setPlaceholderText(tr("Name: value, one per line"));
+    m_headers->setMaximumHeight(80);
+    m_tlsVerify = new QCheckBox(tr("Verify the server's TLS certificate"), http);
+    m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
+    m_launch = new QLineEdit(http);
+    m_launch->setObjectName(QStringLiteral("launchCommand"));
+    m_launch->setToolTip(tr("Started before connecting and stopped when McpScope exits."));
+    m_viaProxy = new QCheckBox(tr("Route through the fault proxy"), http);
+    m_viaProxy->setObjectName(QStringLiteral("viaFaultProxy"));
+    httpForm->addRow(tr("&URL:"), m_url);
+    httpForm->addRow(tr("&Headers:"), m_headers);
+    httpForm->addRow(QString(), m_tlsVerify);
+    httpForm->addRow(tr("&Launch command:"), m_launch);
+    httpForm->addRow(QString(), m_viaProxy);
+    m_pages->addWidget(http);
+    layout->addWidget(m_pages);
+
+    auto* policy = new QGroupBox(tr("Requests and recovery"), this);
+    auto* policyForm = new QFormLayout(policy);
+    m_timeout = spin(1, 3600, tr(" s"), policy);
+    m_timeout->setObjectName(QStringLiteral("timeout"));
+    m_keepalive = spin(0, 3600, tr(" s"), policy);
+    m_keepalive->setObjectName(QStringLiteral("keepalive"));
+    m_keepalive->setSpecialValueText(tr("off"));
+    m_threshold = spin(1, 100, tr(" failures"), policy);
+    m_threshold->setObjectName(QStringLiteral("breakerThreshold"));
+    m_cooldown = spin(1, 3600, tr(" s"), policy);
+    m_cooldown->setObjectName(QStringLiteral("breakerCooldown"));
+    m_countToolErrors = new QCheckBox(tr("Tool errors count as breaker strikes"), policy);
+    m_countToolErrors->setObjectName(QStringLiteral("countToolErrors"));
+    m_idempotentReplay = new QCheckBox(tr("Replay idempotent tools after an expiry (idempotent-replay policy)"), policy);
+    m_idempotentReplay->setObjectName(QStringLiteral("idempotentReplay"));
+    policyForm->addRow(tr("Request &timeout:"), m_timeout);
+    policyForm->addRow(tr("&Keepalive ping every:"), m_keepalive);
+    policyForm->addRow(tr("Breaker opens after:"), m_threshold);
+    policyForm->addRow(tr("Breaker &cooldown:"), m_cooldown);
+    policyForm->addRow(QString(), m_countToolErrors);
+    policyForm->addRow(QString(), m_idempotentReplay);
+    layout->addWidget(policy);
+
+    m_problem = new QLabel(this);
+    m_problem->setObjectName(QStringLiteral("problem"));
+    m_problem->setWordWrap(true);
+    layout->addWidget(m_problem);
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    layout->addWidget(m_buttons);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    for (QLineEdit* edit : { m_name, m_command, m_args, m_cwd, m_url, m_launch })
+        connect(edit, &QLineEdit::textChanged, this, &ServerDialog::updateState);
+    connect(m_headers, &QPlainTextEdit::textChanged, this, &ServerDialog::updateState);
+    connect(m_env, &QPlainTextEdit::textChanged, this, &ServerDialog::updateState);
+    connect(m_transport, &QComboBox::currentIndexChanged, this, &ServerDialog::updateState);
+    setConfig(ServerConfig());
+}
+
+void ServerDialog::setConfig(const ServerConfig& c)
+{
+    m_name->setText(c.name);
+    m_transport->setCurrentIndex(m_transport->findData(int(c.transport)));
+    m_command->setText(c.command);
+    QStringList quoted;
+    for (const QString& arg : c.args)
+        quoted.append(arg.contains(QLatin1Char(' ')) ? QLatin1Char('"') + arg + QLatin1Char('"') : arg);
+    m_args->setText(quoted.join(QLatin1Char(' ')));
+    QList<QPair<QString, QString>> env;
+    for (auto it = c.env.cbegin(); it != c.env.cend(); ++it)
+        env.append({ it.key(), it.value() });
+    m_env->setPlainText(joinPairs(env, QStringLiteral("=")));
+    m_cwd->setText(c.cwd);
+    m_url->setText(c.url.toString());
+    m_headers->setPlainText(joinPairs(c.headers, QStringLiteral(": ")));
+    m_tlsVerify->setChecked(c.tlsVerify);
+    m_launch->setText(c.launchCommand);
+    m_viaProxy->setChecked(c.viaFaultProxy);
+    m_timeout->setValue(c.requestTimeoutMs / 1000);
+    m_keepalive->setValue(c.keepaliveIntervalSec);
+    m_threshold->setValue(c.breakerThreshold);
+    m_cooldown->setValue(c.breakerCooldownSec);
+    m_countToolErrors->setChecked(c.countToolErrors);
+    m_idempotentReplay->setChecked(c.idempotentReplay);
+    updateState();
+}
+
+ServerConfig ServerDialog::config() const
+{
+    ServerConfig c;
+    c.name = m_name->text().trimmed();
+    c.transport = TransportKind(m_transport->currentData().toInt());
+    if (c.transport == TransportKind::Stdio) {
+        c.command = m_command->text().trimmed();
+        c.args = QProcess::splitCommand(m_args->text());
+        for (const auto& [key, value] : splitPairs(m_env->toPlainText(), QLatin1Char('=')))
+            c.env.insert(key, value);
+        c.cwd = m_cwd->text().trimmed();
+    } else {
+        c.url = QUrl(m_url->text().trimmed());
+        c.headers = splitPairs(m_headers->toPlainText(), QLatin1Char(':'));
+        c.tlsVerify = m_tlsVerify->isChecked();
+        c.launchCommand = m_launch->text().trimmed();
+        c.viaFaultProxy = m_viaProxy->isChecked();
+    }
+    c.requestTimeoutMs = m_timeout->value() * 1000;
+    c.keepaliveIntervalSec = m_keepalive->value();
+    c.breakerThreshold = m_threshold->value();
+    c.breakerCooldownSec = m_cooldown->value();
+    c.countToolErrors = m_countToolErrors->isChecked();
+    c.idempotentReplay = m_idempotentReplay->isChecked();
+    return c;
+}
+
+QString ServerDialog::problem() const
+{
+    const ServerConfig c = config();
+    if (c.name.isEmpty())
+        return tr("Give the server a name.");
+    if (m_taken.contains(c.name))
+        return tr("Another server is already named '%1'.").arg(c.name);
+    if (c.transport == TransportKind::Stdio) {
+        if (c.command.isEmpty())
+            return tr("Enter the command that starts the server.");
+        return {};
+    }
+    if (!c.url.isValid() || c.url.host().isEmpty()
+        || (c.url.scheme() != QLatin1String("http") && c.url.scheme() != QLatin1String("https")))
+        return tr("Enter an http:// or https:// URL with a host.");
+    return {};
+}
+
+void ServerDialog::updateState()
+{
+    m_pages->setCurrentIndex(TransportKind(m_transport->currentData().toInt()) == TransportKind::Stdio ? StdioPage : HttpPage);
+    const QString why = problem();
+    m_problem->setText(why);
+    m_problem->setVisible(!why.isEmpty());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
+}
+
+} // namespace mcpscope

@@ -1,0 +1,224 @@
+#include "resultview.h"
+
+#include "jsontree.h"
+
+#include <QCoreApplication>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPointer>
+#include <QScrollArea>
+#include <QTabWidget>
+#include <QThreadPool>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace mcpscope {
+
+namespace {
+QLabel* wrapLabel(const QString& text, QWidget* parent)
+{
+    auto* label = new QLabel(text, parent);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+    return label;
+}
+} // namespace
+
+ResultView::ResultView(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("resultBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setMargin(6);
+    m_banner->hide();
+    layout->addWidget(m_banner);
+
+    m_tabs = new QTabWidget(this);
+    auto* scroll = new QScrollArea(m_tabs);
+    scroll->setWidgetResizable(true);
+    m_blocksHost = new QWidget(scroll);
+    m_blocks = new QVBoxLayout(m_blocksHost);
+    m_blocks->addStretch();
+    scroll->setWidget(m_blocksHost);
+    m_tabs->addTab(scroll, tr("Content"));
+
+    auto* structured = new QWidget(m_tabs);
+    auto* structuredLayout = new QVBoxLayout(structured);
+    m_verdict = new QLabel(structured);
+    m_verdict->setObjectName(QStringLiteral("schemaVerdict"));
+    m_verdict->setWordWrap(true);
+    m_tree = new QTreeView(structured);
+    m_treeModel = new JsonTreeModel(this);
+    m_tree->setModel(m_treeModel);
+    m_tree->header()->setSectionResizeMode(JsonTreeModel::KeyColumn, QHeaderView::ResizeToContents);
+    m_tree->setUniformRowHeights(true);
+    structuredLayout->addWidget(m_verdict);
+    structuredLayout->addWidget(m_tree);
+    m_tabs->addTab(structured, tr("Structured"));
+
+    m_raw = new QPlainTextEdit(m_tabs);
+    m_raw->setReadOnly(true);
+    m_raw->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_raw->setFont(QFont(QStringLiteral("monospace")));
+    m_tabs->addTab(m_raw, tr("Raw JSON"));
+    layout->addWidget(m_tabs);
+}
+
+void ResultView::clearBlocks()
+{
+    while (m_blocks->count() > 1) {
+        QLayoutItem* item = m_blocks->takeAt(0);
+        delete item->widget();
+        delete item;
+    }
+}
+
+void ResultView::addBlock(QWidget* widget)
+{
+    m_blocks->insertWidget(m_blocks->count() - 1, widget);
+}
+
+void ResultView::clear()
+{
+    ++m_job;
+    clearBlocks();
+    m_banner->hide();
+    m_verdict->clear();
+    m_treeModel->clear();
+    m_raw->clear();
+}
+
+void ResultView::showMessage(const QString& text)
+{
+    clear();
+    addBlock(wrapLabel(text, m_blocksHost));
+}
+
+void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
+{
+    clear();
+    const quint64 job = m_job;
+    const QJsonObject result = record.result.toObject();
+
+    if (record.outcome == CallOutcome::OutcomeUncertain) {
+        m_banner->setText(tr("<b>Outcome uncertain (%1%2)</b><br>%3")
+                              .arg(record.rule, record.healed ? tr(", session healed") : QString(),
+                                  result.value(QLatin1String("message")).toString().toHtmlEscaped()));
+        m_banner->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;border:1px solid #e0b000;"));
+        m_banner->show();
+    } else if (record.outcome != CallOutcome::Success && record.outcome != CallOutcome::ToolError
+        && record.outcome != CallOutcome::Pending) {
+        m_banner->setText(tr("<b>%1</b>%2<br>%3")
+                              .arg(outcomeName(record.outcome),
+                                  record.rule.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(record.rule),
+                                  record.error.value(QLatin1String("message")).toString().toHtmlEscaped()));
+        m_banner->setStyleSheet(QStringLiteral("background:#f8d7da;color:#58151c;border:1px solid #d9534f;"));
+        m_banner->show();
+    }
+
+    const ToolCallResult call = ToolCallResult::fromResult(result, tool);
+    if (call.isError) {
+        m_banner->setText(tr("<b>The tool reported an error</b> (isError: true). The server ran it and said it failed."));
+        m_banner->setStyleSheet(QStringLiteral("background:#f8d7da;color:#58151c;border:1px solid #d9534f;"));
+        m_banner->show();
+    }
+
+    for (const QJsonValue& value : call.content) {
+        const QJsonObject block = value.toObject();
+        const QString type = block.value(QLatin1String("type")).toString();
+        if (type == QLatin1String("text")) {
+            QString text = block.value(QLatin1String("text")).toString();
+            if (text.size() > 200000) {
+                auto* edit = new QPlainTextEdit(m_blocksHost);
+                edit->setReadOnly(true);
+                edit->setPlainText(text);
+                edit->setMinimumHeight(300);
+                addBlock(edit);
+            } else {
+                addBlock(wrapLabel(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), m_blocksHost));
+            }
+        } else if (type == QLatin1String("image")) {
+            QImage image;
+            image.loadFromData(QByteArray::fromBase64(block.value(QLatin1String("data")).toString().toLatin1()));
+            auto* label = new QLabel(m_blocksHost);
+            if (image.isNull())
+                label->setText(tr("[an image that could not be decoded: %1]").arg(block.value(QLatin1String("mimeType")).toString()));
+            else
+                label->setPixmap(QPixmap::fromImage(image));
+            label->setToolTip(block.value(QLatin1String("mimeType")).toString());
+            addBlock(label);
+        } else if (type == QLatin1String("audio")) {
+            addBlock(wrapLabel(tr("[audio %1, %2 bytes]")
+                                   .arg(block.value(QLatin1String("mimeType")).toString())
+                                   .arg(QByteArray::fromBase64(block.value(QLatin1String("data")).toString().toLatin1()).size()),
+                m_blocksHost));
+        } else if (type == QLatin1String("resource_link")) {
+            const QString uri = block.value(QLatin1String("uri")).toString();
+            addBlock(wrapLabel(tr("🔗 <a href=\"%1\">%2</a> %3")
+                                   .arg(uri.toHtmlEscaped(), block.value(QLatin1String("name")).toString(uri).toHtmlEscaped(),
+                                       block.value(QLatin1String("description")).toString().toHtmlEscaped()),
+                m_blocksHost));
+        } else if (type == QLatin1String("resource")) {
+            const QJsonObject resource = block.value(QLatin1String("resource")).toObject();
+            addBlock(wrapLabel(tr("<b>Resource</b> %1<br>%2")
+                                   .arg(resource.value(QLatin1String("uri")).toString().toHtmlEscaped(),
+                                       resource.value(QLatin1String("text")).toString().toHtmlEscaped()),
+                m_blocksHost));
+        } else {
+            addBlock(wrapLabel(QString::fromUtf8(QJsonDocument(block).toJson(QJsonDocument::Compact)).toHtmlEscaped(), m_blocksHost));
+        }
+    }
+
+    switch (call.schemaVerdict) {
+    case ToolCallResult::SchemaVerdict::NotApplicable:
+        m_verdict->setText(call.structuredContent.isUndefined() ? tr("No structuredContent.")
+                                                               : tr("The tool declares no outputSchema."));
+        break;
+    case ToolCallResult::SchemaVerdict::Valid:
+        m_verdict->setText(tr("✔ structuredContent matches the tool's outputSchema."));
+        break;
+    case ToolCallResult::SchemaVerdict::Invalid:
+        m_verdict->setText(tr("✘ structuredContent does not match the outputSchema: %1").arg(call.schemaError));
+        break;
+    case ToolCallResult::SchemaVerdict::Missing:
+        m_verdict->setText(tr("✘ %1").arg(call.schemaError));
+        break;
+    }
+    if (!call.structuredContent.isUndefined() && m_tabs->currentIndex() == 0 && call.content.isEmpty())
+        m_tabs->setCurrentIndex(1);
+
+    // Tree and pretty text off the GUI thread: a 20 MB result must not freeze the window.
+    QPointer<ResultView> self(this);
+    const QJsonValue structured = call.structuredContent;
+    const QJsonValue whole = record.result.isUndefined() ? QJsonValue(record.error) : record.result;
+    QThreadPool::globalInstance()->start([self, job, structured, whole] {
+        auto tree = std::make_shared<std::unique_ptr<JsonNode>>(
+            structured.isUndefined() ? nullptr : buildJsonTree(structured));
+        QByteArray pretty = whole.isObject() ? QJsonDocument(whole.toObject()).toJson(QJsonDocument::Indented)
+                                             : QJsonDocument(whole.toArray()).toJson(QJsonDocument::Indented);
+        auto text = std::make_shared<QString>(QString::fromUtf8(pretty));
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(),
+            [self, job, tree, text]() mutable {
+                if (!self || self->m_job != job)
+                    return;
+                if (*tree) {
+                    self->m_treeModel->setRoot(std::move(*tree));
+                    self->m_tree->expandToDepth(1);
+                }
+                self->m_raw->setPlainText(*text);
+                self->m_rendered = job;
+                Q_EMIT self->rendered(job);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+} // namespace mcpscope

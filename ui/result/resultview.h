@@ -1,0 +1,56 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+#include "session/toolinfo.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPlainTextEdit;
+class QTabWidget;
+class QTreeView;
+class QVBoxLayout;
+
+namespace mcpscope {
+
+class JsonTreeModel;
+
+/// Shows a tool result as a person reads it: text blocks, images, resource links, the
+/// structuredContent as a collapsible tree with its output-schema verdict, isError plainly, and the
+/// uncertain-outcome badge. Pretty-printing and tree building run on a worker thread; a job id
+/// drops results that arrive after a newer call was shown.
+class ResultView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ResultView(QWidget* parent = nullptr);
+
+    /// tool may be null (not listed); the verdict is then "not applicable".
+    void showRecord(const CallRecord& record, const ToolInfo* tool);
+    void showMessage(const QString& text);
+    void clear();
+
+    /// The most recent job's number; tests wait for renderedJob() to reach it.
+    quint64 currentJob() const { return m_job; }
+    quint64 renderedJob() const { return m_rendered; }
+
+Q_SIGNALS:
+    void rendered(quint64 job);
+
+private:
+    void clearBlocks();
+    void addBlock(QWidget* widget);
+
+    QTabWidget* m_tabs = nullptr;
+    QWidget* m_blocksHost = nullptr;
+    QVBoxLayout* m_blocks = nullptr;
+    QLabel* m_banner = nullptr;
+    QLabel* m_verdict = nullptr;
+    QTreeView* m_tree = nullptr;
+    JsonTreeModel* m_treeModel = nullptr;
+    QPlainTextEdit* m_raw = nullptr;
+    quint64 m_job = 0;
+    quint64 m_rendered = 0;
+};
+
+} // namespace mcpscope
