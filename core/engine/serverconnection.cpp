@@ -673,6 +673,14 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
         // R7: a retried write that then failed ambiguously may have run (RetryPolicy says so).
         if (d.outcomeUncertain)
             outcome = CallOutcome::OutcomeUncertain;
+        if (d.reconnect) {
+            // No resend, but the session is still healed for the calls that come next.
+            healThen(c, ReconnectWaitMs, [this, c, outcome](bool healed) {
+                c->record.healed = healed;
+                finishCall(c, outcome);
+            });
+            return;
+        }
         finishCall(c, outcome);
         return;
     }
@@ -741,6 +749,22 @@ void ServerConnection::noteEvent(const QString& kind, const QString& text)
         publish(c);
     }
     Q_EMIT actionLogged(kind, text);
+}
+
+bool ServerConnection::cancelCall(const QString& callId)
+{
+    const auto it = m_calls.constFind(callId);
+    if (it == m_calls.constEnd())
+        return false;
+    const std::shared_ptr<Call> c = it.value();
+    if (m_session && !c->requestId.isUndefined() && m_session->cancel(c->requestId, tr("cancelled by the user")))
+        return true;
+    // Between attempts (waiting for a reconnect): nothing is on the wire to cancel.
+    if (!c->record.attempts.isEmpty())
+        c->record.attempts.last().error = tr("cancelled by the user");
+    m_breaker->releaseProbe();
+    finishCall(c, CallOutcome::Cancelled);
+    return true;
 }
 
 bool ServerConnection::expireSession(bool serverSide, QString* error)

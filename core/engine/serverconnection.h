@@ -78,6 +78,9 @@ public:
     QString callTool(const QString& tool, const QJsonObject& arguments, const CallOptions& options,
         std::function<void(const CallRecord&)> done);
 
+    /// Cancels a call in flight: notifications/cancelled if it went out; it ends as cancelled, never retried.
+    bool cancelCall(const QString& callId);
+
     // Manual actions (RECOVERY.md §8). Each is logged and marked on the timelines of calls in flight.
     /// serverSide: DELETE the session on the server; otherwise forget the id on the client.
     bool expireSession(bool serverSide, QString* error = nullptr);

@@ -161,6 +161,8 @@ void TestFaultMatrix::httpFaults_data()
         << int(K::CutAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2 << true;
     QTest::newRow("write + drop-stream: ran once, uncertain")
         << int(K::DropStream) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 1 << true;
+    QTest::newRow("read-only + expire-after on both attempts: R7 stops, ran twice")
+        << int(K::ExpireAfter) * 100 + 2 << QStringLiteral("read") << QStringLiteral("transport_error") << QStringLiteral("R7") << 2 << true;
     QTest::newRow("write + auth-401: retried once, ran once (R2)")
         << int(K::Auth401) << QStringLiteral("write") << QStringLiteral("success") << QStringLiteral("R2") << 1 << true;
 }
@@ -177,19 +179,21 @@ void TestFaultMatrix::httpFaults()
     QVERIFY(rig.start(QStringLiteral("http")));
     const QString firstSession = rig.connection->sessionId();
     QVERIFY(!firstSession.isEmpty());
-    rig.arm(FaultProxy::FaultKind(fault));
+    // fault encodes kind * 100 + count when a row arms more than one.
+    const int count = fault >= 100 ? fault % 100 : 1;
+    rig.arm(FaultProxy::FaultKind(fault >= 100 ? fault / 100 : fault), count);
 
     const CallRecord record = rig.call(tool, tool == QLatin1String("write") ? QJsonObject { { QStringLiteral("note"), QStringLiteral("m") } } : QJsonObject());
     QCOMPARE(outcomeName(record.outcome), outcome);
     QCOMPARE(record.rule, rule);
     QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
-    QCOMPARE(rig.proxy->faultsFired(), 1);
+    QCOMPARE(rig.proxy->faultsFired(), count);
     if (healed) {
-        QCOMPARE(record.reconnects.size(), 1);
+        QCOMPARE(record.reconnects.size(), count);
         QVERIFY(record.reconnects.first().ok);
         QVERIFY(!record.reconnects.first().newSessionId.isEmpty());
         QVERIFY(record.reconnects.first().newSessionId != firstSession);
-        QCOMPARE(rig.connection->sessionId(), record.reconnects.first().newSessionId);
+        QCOMPARE(rig.connection->sessionId(), record.reconnects.last().newSessionId);
     }
     if (record.outcome == CallOutcome::OutcomeUncertain) {
         QCOMPARE(record.attempts.size(), 1);
