@@ -404,8 +404,14 @@ void ServerConnection::reconnectSession(std::function<void(bool, const QString&,
     connect(session, &ClientSession::ready, this, [this, session, done, fired] {
         // "Ready" for recovery includes the new tool list, which the routing guard checks.
         session->listTools(
-            [session, done, fired](const Reply&) {
-                if (!std::exchange(*fired, true))
+            [session, done, fired](const Reply& reply) {
+                if (std::exchange(*fired, true))
+                    return;
+                // A session that died while listing is no heal.
+                if (!session->isReady() || reply.status == Reply::Status::Failed
+                    || reply.status == Reply::Status::Cancelled)
+                    done(false, QString(), reply.describe());
+                else
                     done(true, session->sessionId(), QString());
             },
             this);
@@ -505,6 +511,9 @@ void ServerConnection::startAttempt(const std::shared_ptr<Call>& c)
             return;
         }
         ClientSession* session = m_session;
+        // The session the request really goes out on (a delay fault may have let a reconnect happen).
+        if (!c->record.attempts.isEmpty())
+            c->record.attempts.last().sessionId = session->sessionId();
         std::optional<ArmedStdioFault> fault;
         if (!m_stdioFaults.isEmpty() && m_activeTransport == TransportKind::Stdio)
             fault = m_stdioFaults.takeFirst();
@@ -598,8 +607,9 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
         if (c->finished)
             return;
         // Routing guard (RECOVERY.md §4): the configuration changed or the tool vanished → no retry.
+        // A session still listing its tools has not lost the tool; only a finished list can say so.
         const bool routed = c->generation == m_generation
-            && (!c->isToolCall || (m_session && m_session->tool(c->record.tool)));
+            && (!c->isToolCall || (m_session && (!m_session->toolsListed() || m_session->tool(c->record.tool))));
         if (healed && routed) {
             startAttempt(c);
             return;
@@ -673,6 +683,18 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
         // R7: a retried write that then failed ambiguously may have run (RetryPolicy says so).
         if (d.outcomeUncertain)
             outcome = CallOutcome::OutcomeUncertain;
+        // An earlier attempt may have run even when the last one never went out: never report such a
+        // call as not dispatched.
+        bool earlierMayHaveRun = false;
+        for (qsizetype i = 0; i + 1 < r.attempts.size(); ++i) {
+            const auto verdict = r.attempts.at(i).verdict;
+            earlierMayHaveRun = earlierMayHaveRun
+                || (verdict && (*verdict == DispatchVerdict::Unknown || *verdict == DispatchVerdict::Executed));
+        }
+        if (earlierMayHaveRun && (outcome == CallOutcome::NotDispatched || outcome == CallOutcome::NeedsAuth)) {
+            const bool readOnly = c->isToolCall ? (c->annotations && c->annotations->value(QLatin1String("readOnlyHint")) == QJsonValue(true)) : true;
+            outcome = readOnly ? CallOutcome::TransportError : CallOutcome::OutcomeUncertain;
+        }
         if (d.reconnect) {
             // No resend, but the session is still healed for the calls that come next.
             healThen(c, ReconnectWaitMs, [this, c, outcome](bool healed) {

@@ -140,6 +140,8 @@ FaultProxyConnection::FaultProxyConnection(FaultProxy* proxy, QTcpSocket* client
     , m_client(client)
 {
     client->setParent(this);
+    // Small answers must not wait for a delayed ACK (about 40 ms a reply otherwise).
+    client->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     connect(client, &QTcpSocket::readyRead, this, &FaultProxyConnection::onClientReadyRead);
     connect(client, &QTcpSocket::disconnected, this, [this] {
         dropUpstream();

@@ -435,8 +435,9 @@ void ClientSession::onChannelFailed(const TransportFailure& failure)
 {
     if (m_state == State::Closing || m_state == State::Closed)
         return;
-    abandonAll(failure);
+    // Failed first: callers woken by abandonAll() must not see a session that still looks ready.
     fail(failure.message, failure.kind);
+    abandonAll(failure);
 }
 
 void ClientSession::abandonAll(const TransportFailure& failure)

@@ -1,0 +1,126 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+#include "callsmodeldefs.h"
+#include "stringtable.h"
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QPointer>
+#include <QTimer>
+#include <QUuid>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace mcpscope {
+
+class Engine;
+class ServerConnection;
+
+/// One row per call across all servers (DESIGN.md "Calls"), with raw values only: see
+/// callsmodeldefs.h for the columns and roles, and ui/ for the proxy that formats them.
+///
+/// Calls arrive through ingest(), which setEngine() connects to every connection's callUpdated.
+/// Changes are coalesced (STYLE.md "Live data at scale"): new calls wait in a pending batch and an
+/// update to a shown call marks its row dirty; the first change schedules a 0 ms single-shot flush,
+/// which inserts the whole batch with one beginInsertRows(first, last) and then emits one
+/// dataChanged per contiguous run of dirty rows. Above flushThreshold() pending rows (or dirty
+/// rows) the flush happens at once, inside ingest(). A call that is inserted and updated within
+/// the same batch causes no dataChanged. Rows are never removed except by clear() (a model reset).
+///
+/// The model keeps only what the table shows (Row, 48 bytes, no heap per row when the call id is a
+/// UUID); the full CallRecord for the detail view comes from the lookup set with setRecordLookup(),
+/// e.g. a CallRecordStore.
+class CallsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    /// One call as the table shows it. Strings are indices into the model's StringTable (string()).
+    struct Row
+    {
+        enum Flag : quint8 {
+            IsToolCall = 0x1,
+            Healed = 0x2,
+            Dirty = 0x4, ///< shown and changed since the last flush
+            ForeignId = 0x8, ///< the call id is not a canonical UUID; it is kept on the side
+        };
+
+        QUuid id; ///< the call id; null when ForeignId is set
+        qint64 startedAt = 0; ///< ms since the epoch
+        qint32 durationMs = -1; ///< -1 while pending
+        quint32 server = 0;
+        quint32 tool = 0; ///< the tool of a tools/call, otherwise the method
+        quint32 rule = 0;
+        quint8 attempts = 0;
+        quint8 outcome = 0; ///< a CallOutcome
+        quint8 flags = 0;
+
+        CallOutcome callOutcome() const { return CallOutcome(outcome); }
+        bool isToolCall() const { return flags & IsToolCall; }
+        bool isPending() const { return durationMs < 0; }
+    };
+
+    using RecordLookup = std::function<std::optional<CallRecord>(const QString& callId)>;
+
+    static constexpr int DefaultFlushThreshold = 5000;
+
+    explicit CallsModel(QObject* parent = nullptr);
+    ~CallsModel() override;
+
+    /// Follows callUpdated of every connection of engine, present and future (Engine::serverAdded).
+    /// nullptr detaches; rows already shown stay.
+    void setEngine(Engine* engine);
+    Engine* engine() const;
+
+    /// Where recordFor() finds full records; the model keeps none itself.
+    void setRecordLookup(RecordLookup lookup) { m_lookup = std::move(lookup); }
+    /// The full record of a shown row, or nullopt when there is no lookup or it does not know the call.
+    std::optional<CallRecord> recordFor(int row) const;
+
+    void setFlushThreshold(int rows) { m_flushThreshold = qMax(1, rows); }
+    int flushThreshold() const { return m_flushThreshold; }
+    /// Delivers the pending batch and the dirty rows now instead of on the next event-loop turn.
+    void flush();
+    /// Forgets every row (one model reset), including those not yet delivered.
+    void clear();
+
+    /// Typed access for CallsFilterProxy and other core code. row is a shown row (< rowCount()).
+    const Row& callRow(int row) const { return m_rows[size_t(row)]; }
+    QString callId(int row) const;
+    /// The text behind a Row's server, tool and rule indices.
+    const QString& string(quint32 index) const { return m_strings.at(index); }
+    /// The shown row of a call, or -1 when it is unknown or still in the pending batch.
+    int rowOfCall(const QString& callId) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+
+public Q_SLOTS:
+    /// Adds the call, or updates its row when the call id is known. Cheap: no signal is emitted here
+    /// unless the pending batch reached flushThreshold().
+    void ingest(const mcpscope::CallRecord& record);
+
+private:
+    void attachConnection(ServerConnection* connection);
+    void scheduleFlush();
+    int findRow(const QString& callId, QUuid* uuid) const;
+    void fill(Row& row, const CallRecord& record);
+
+    QPointer<Engine> m_engine;
+    RecordLookup m_lookup;
+    StringTable m_strings;
+    /// Shown rows are [0, m_shown); the rest is the pending batch.
+    std::vector<Row> m_rows;
+    int m_shown = 0;
+    std::vector<int> m_dirty;
+    QHash<QUuid, int> m_uuidRows;
+    QHash<QString, int> m_foreignRows;
+    QHash<int, QString> m_foreignIds;
+    QTimer m_flushTimer;
+    int m_flushThreshold = DefaultFlushThreshold;
+};
+
+} // namespace mcpscope
