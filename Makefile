@@ -11,7 +11,7 @@ DEB_PACKAGES := cmake ninja-build g++ ccache pkg-config \
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps deps-system deps-node configure build run test test-asan bench screenshot clean
+.PHONY: all deps deps-system deps-node configure build run test test-asan bench soak screenshot clean
 
 all: build
 
@@ -52,6 +52,12 @@ bench: deps
 	@[ -f build-release/build.ninja ] || cmake --preset release
 	cmake --build --preset release
 	ctest --test-dir build-release -L bench --output-on-failure -V
+
+# The recovery soak: 10,000 faulted calls; takes minutes, so neither `test` nor `bench` runs it.
+soak: deps
+	@[ -f build-release/build.ninja ] || cmake --preset release
+	cmake --build --preset release --target soak_recovery
+	ctest --test-dir build-release -L soak --output-on-failure -V
 
 screenshot: build
 	tests/screenshot.sh $(BUILD_DIR)
