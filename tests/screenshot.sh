@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# `make screenshot`: start McpScope under Xvfb on the demo workspace, connect, save PNGs.
+# `make screenshot`: the app under Xvfb on the demo workspace runs the scripted demo sequence
+# (connect both servers, echo, expire-after on a write and on a read, open the breaker) and writes
+# PNGs of the main window, the tools table and two call timelines into BUILD/screenshots/.
 set -euo pipefail
 build=${1:-build}
 out="$build/screenshots"
+rm -rf "$out"
 mkdir -p "$out"
 export QT_QPA_PLATFORM=xcb
-export MCPSCOPE_SCREENSHOT="$out/main-window.png"
-xvfb-run -a -s "-screen 0 1280x800x24" \
-    "$build/app/mcpscope" --workspace resources/demo-workspace.json --connect
-echo "wrote $MCPSCOPE_SCREENSHOT"
+# A throwaway settings home, so a screenshot run never changes the user's layout or theme.
+export XDG_CONFIG_HOME
+XDG_CONFIG_HOME=$(mktemp -d)
+trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
+timeout 180 xvfb-run -a -s "-screen 0 1600x1000x24" \
+    "$build/app/mcpscope" --workspace resources/demo-workspace.json --screenshots "$out"
+ls -1 "$out"

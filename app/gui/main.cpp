@@ -1,5 +1,6 @@
 #include "engine/engine.h"
 #include "mainwindow/mainwindow.h"
+#include "screenshot/screenshotdriver.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,7 +21,9 @@ int main(int argc, char* argv[])
     const QCommandLineOption workspaceOpt(QStringLiteral("workspace"),
         QStringLiteral("Open this workspace or mcp.json file."), QStringLiteral("file"));
     const QCommandLineOption connectOpt(QStringLiteral("connect"), QStringLiteral("Connect every server at start."));
-    parser.addOptions({ workspaceOpt, connectOpt });
+    const QCommandLineOption screenshotsOpt(QStringLiteral("screenshots"),
+        QStringLiteral("Run the scripted demo sequence, write PNGs into DIR, then quit."), QStringLiteral("dir"));
+    parser.addOptions({ workspaceOpt, connectOpt, screenshotsOpt });
     parser.process(app);
 
     mcpscope::MainWindow window;
@@ -35,16 +38,10 @@ int main(int argc, char* argv[])
     // For start-up measurements and smoke tests: quit once the first frame is up.
     if (qEnvironmentVariableIsSet("MCPSCOPE_QUIT_AFTER_SHOW"))
         QTimer::singleShot(0, &app, &QApplication::quit);
-    // `make screenshot`: save the window after the demo servers had time to connect, then quit.
-    const QString screenshot = qEnvironmentVariable("MCPSCOPE_SCREENSHOT");
-    if (!screenshot.isEmpty()) {
-        QTimer::singleShot(qEnvironmentVariableIntValue("MCPSCOPE_SCREENSHOT_DELAY_MS") > 0
-                ? qEnvironmentVariableIntValue("MCPSCOPE_SCREENSHOT_DELAY_MS")
-                : 4000,
-            &window, [&window, screenshot] {
-                window.grab().save(screenshot);
-                QApplication::quit();
-            });
+    if (parser.isSet(screenshotsOpt)) {
+        auto* driver = new mcpscope::ScreenshotDriver(&window, parser.value(screenshotsOpt), &app);
+        QObject::connect(driver, &mcpscope::ScreenshotDriver::finished, &app, &QApplication::exit);
+        driver->start();
     }
     return QApplication::exec();
 }

@@ -436,7 +436,12 @@ void ClientSession::onChannelFailed(const TransportFailure& failure)
     if (m_state == State::Closing || m_state == State::Closed)
         return;
     // Failed first: callers woken by abandonAll() must not see a session that still looks ready.
-    fail(failure.message, failure.kind);
+    QString message = failure.message;
+    if (m_state == State::Connecting || m_state == State::Initializing) {
+        m_initializeFailure = failure;
+        message = tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, failure.message);
+    }
+    fail(message, failure.kind);
     abandonAll(failure);
 }
 

@@ -1,95 +1,483 @@
 #include "mainwindow.h"
 
+#include "calllog/callrecordstore.h"
+#include "calls/timelineview.h"
+#include "cli/scriptedresponder.h"
+#include "composer/callcomposer.h"
+#include "config/mcpjsonimport.h"
+#include "dialogs/serverdialog.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "fault/faultproxy.h"
+#include "models/callsfilterproxy.h"
+#include "models/callsmodel.h"
+#include "models/callsmodeldefs.h"
+#include "models/serverlistmodel.h"
+#include "models/serverlistmodeldefs.h"
+#include "models/toolsmodel.h"
+#include "models/toolsmodeldefs.h"
+#include "models/trafficmodel.h"
+#include "models/trafficmodeldefs.h"
+#include "presentation/presentation.h"
+#include "recovery/circuitbreaker.h"
+#include "result/resultview.h"
 
 #include <QAction>
-#include <QFileInfo>
+#include <QActionGroup>
 #include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHeaderView>
-#include <QKeySequence>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPalette>
+#include <QPlainTextEdit>
+#include <QSaveFile>
+#include <QScrollArea>
 #include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
 #include <QStatusBar>
-#include <QTableWidget>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QTableView>
 #include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
 
 namespace mcpscope {
 
 namespace {
-enum Column { NameColumn, TransportColumn, TargetColumn, StateColumn, SessionColumn, ColumnCount };
-
-QString targetOf(const ServerConfig& config)
+QTableView* makeTable(QWidget* parent, const QString& name)
 {
-    if (config.transport == TransportKind::Stdio)
-        return (QStringList { config.command } + config.args).join(QLatin1Char(' '));
-    return config.url.toString();
+    auto* view = new QTableView(parent);
+    view->setObjectName(name);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(22);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(false);
+    return view;
 }
+
+const char* const HttpFaults[] = { "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream" };
+const char* const StdioFaults[] = { "kill-after-write", "close-stdin", "delay" };
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_engine(new Engine(this))
 {
+    setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("McpScope"));
-    m_servers = new QTableWidget(0, ColumnCount, this);
-    m_servers->setHorizontalHeaderLabels({ tr("Server"), tr("Transport"), tr("Command or URL"), tr("State"), tr("Session") });
-    m_servers->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_servers->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_servers->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_servers->verticalHeader()->hide();
-    m_servers->horizontalHeader()->setSectionResizeMode(TargetColumn, QHeaderView::Stretch);
-    setCentralWidget(m_servers);
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
 
-    auto* fileMenu = menuBar()->addMenu(tr("&File"));
-    QAction* openAction = fileMenu->addAction(tr("&Open Workspace…"), this, &MainWindow::openWorkspaceDialog);
-    openAction->setShortcut(QKeySequence::Open);
-    fileMenu->addSeparator();
-    QAction* quitAction = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::quit);
-    quitAction->setShortcut(QKeySequence::Quit);
+    // Server requests (roots, sampling, elicitation) are declared, and declined unless scripted.
+    m_responder = new ScriptedResponder();
+    m_engine->setResponder(m_responder);
 
-    auto* serverMenu = menuBar()->addMenu(tr("&Server"));
-    QAction* connectAction = serverMenu->addAction(tr("&Connect"), this, [this] {
-        if (ServerConnection* c = selectedConnection())
-            c->connectToServer();
-    });
-    connectAction->setShortcut(Qt::Key_F5);
-    QAction* disconnectAction = serverMenu->addAction(tr("&Disconnect"), this, [this] {
-        if (ServerConnection* c = selectedConnection())
-            c->disconnectFromServer();
-    });
-    QAction* connectAllAction = serverMenu->addAction(tr("Connect &All"), m_engine, &Engine::connectAll);
-    connectAllAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
+    m_store = new CallRecordStore(this);
+    m_store->setEngine(m_engine);
+    m_serverModel = new ServerListModel(m_engine, this);
+    m_serverPresentation = new ServerListPresentation(this);
+    m_serverPresentation->setSourceModel(m_serverModel);
+    m_toolsModel = new ToolsModel(this);
+    m_toolsPresentation = new ToolsPresentation(this);
+    m_toolsPresentation->setSourceModel(m_toolsModel);
+    m_callsModel = new CallsModel(this);
+    m_callsModel->setEngine(m_engine);
+    m_callsModel->setRecordLookup([this](const QString& id) { return m_store->record(id); });
+    m_callsFilter = new CallsFilterProxy(this);
+    m_callsFilter->setSourceModel(m_callsModel);
+    m_callsPresentation = new CallsPresentation(this);
+    m_callsPresentation->setSourceModel(m_callsFilter);
+    m_trafficModel = new TrafficModel(this);
+    m_trafficModel->setEngine(m_engine);
+    m_trafficFilter = new QSortFilterProxyModel(this);
+    m_trafficFilter->setSourceModel(m_trafficModel);
+    m_trafficPresentation = new TrafficPresentation(this);
+    m_trafficPresentation->setSourceModel(m_trafficFilter);
 
-    QToolBar* toolbar = addToolBar(tr("Main"));
-    toolbar->setObjectName(QStringLiteral("mainToolBar"));
-    toolbar->addAction(connectAction);
-    toolbar->addAction(disconnectAction);
-    toolbar->addAction(connectAllAction);
+    createCentre();
+    createDocks();
+    createActions();
+    createFaultBar();
 
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
 
-    connect(m_engine, &Engine::serverAdded, this, &MainWindow::addRow);
-    connect(m_servers, &QTableWidget::cellDoubleClicked, this, [this] {
-        if (ServerConnection* c = selectedConnection())
-            c->connectToServer();
+    connect(m_store, &CallRecordStore::recordUpdated, this, [this](const QString& callId) {
+        if (callId == m_runningCall) {
+            const auto record = m_store->record(callId);
+            if (record && record->isFinished()) {
+                m_composer->setRunning(false);
+                ServerConnection* c = m_runningOn;
+                m_result->showRecord(*record, c && c->session() ? c->session()->tool(record->tool) : nullptr);
+                m_runningCall.clear();
+            }
+        }
+        const QModelIndex current = m_callsView->currentIndex();
+        if (current.isValid() && current.data(CallsModelRole::CallIdRole).toString() == callId)
+            showCallDetails();
+        refreshFaultBar();
     });
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
-    if (!settings.contains(QStringLiteral("mainWindow/geometry")))
-        resize(960, 540);
+    setTheme(Theme(settings.value(QStringLiteral("ui/theme"), int(Theme::System)).toInt()));
+    if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
+        resize(1440, 900);
+    if (!restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray())) {
+        resizeDocks({ findChild<QDockWidget*>(QStringLiteral("serversDock")) }, { 520 }, Qt::Horizontal);
+        resizeDocks({ findChild<QDockWidget*>(QStringLiteral("callsDock")) }, { 330 }, Qt::Vertical);
+    }
 }
 
 MainWindow::~MainWindow()
 {
+    // Sessions close before the responder they may still call goes away.
+    delete m_engine;
+    m_engine = nullptr;
+    delete m_responder;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::createCentre()
+{
+    m_centre = new QTabWidget(this);
+    m_centre->setObjectName(QStringLiteral("centreTabs"));
+    m_centre->setDocumentMode(true);
+
+    m_overview = new QLabel(m_centre);
+    m_overview->setObjectName(QStringLiteral("overview"));
+    m_overview->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_overview->setWordWrap(true);
+    m_overview->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_overview->setMargin(12);
+    // Server instructions can be pages long: they scroll instead of stretching the window.
+    auto* overviewScroll = new QScrollArea(m_centre);
+    overviewScroll->setWidgetResizable(true);
+    overviewScroll->setWidget(m_overview);
+    m_centre->addTab(overviewScroll, tr("Overview"));
+
+    auto* toolsPage = new QSplitter(Qt::Vertical, m_centre);
+    m_toolsView = makeTable(toolsPage, QStringLiteral("toolsView"));
+    m_toolsView->setModel(m_toolsPresentation);
+    m_toolsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* callArea = new QSplitter(Qt::Horizontal, toolsPage);
+    m_composer = new CallComposer(callArea);
+    m_composer->setObjectName(QStringLiteral("composer"));
+    m_result = new ResultView(callArea);
+    m_result->setObjectName(QStringLiteral("resultView"));
+    callArea->setStretchFactor(0, 2);
+    callArea->setStretchFactor(1, 3);
+    toolsPage->setStretchFactor(0, 2);
+    toolsPage->setStretchFactor(1, 3);
+    m_centre->addTab(toolsPage, tr("Tools"));
+    setCentralWidget(m_centre);
+
+    connect(m_toolsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
+        m_composer->setTool(index.data(ToolsModelRole::ToolRole).toJsonObject());
+    });
+    connect(m_composer, &CallComposer::callRequested, this, [this] { callSelectedTool(); });
+    connect(m_composer, &CallComposer::cancelRequested, this, [this] {
+        if (m_runningOn && !m_runningCall.isEmpty())
+            m_runningOn->cancelCall(m_runningCall);
+    });
+}
+
+void MainWindow::createDocks()
+{
+    auto* serversDock = new QDockWidget(tr("Servers"), this);
+    serversDock->setObjectName(QStringLiteral("serversDock"));
+    m_serversView = new QTreeView(serversDock);
+    m_serversView->setObjectName(QStringLiteral("serversView"));
+    m_serversView->setRootIsDecorated(false);
+    m_serversView->setModel(m_serverPresentation);
+    m_serversView->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_serversView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    for (int column : { int(ServerListModelColumn::BreakerCooldownEnd), int(ServerListModelColumn::InFlight),
+             int(ServerListModelColumn::ProtocolVersion), int(ServerListModelColumn::ConsecutiveFailures) })
+        m_serversView->hideColumn(column);
+    serversDock->setWidget(m_serversView);
+    addDockWidget(Qt::LeftDockWidgetArea, serversDock);
+    connect(m_serversView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onServerSelected);
+    connect(m_serverModel, &QAbstractItemModel::dataChanged, this, [this] {
+        refreshOverview();
+        refreshFaultBar();
+    });
+
+    auto* callsDock = new QDockWidget(tr("Calls"), this);
+    callsDock->setObjectName(QStringLiteral("callsDock"));
+    auto* callsHost = new QWidget(callsDock);
+    auto* callsLayout = new QVBoxLayout(callsHost);
+    callsLayout->setContentsMargins(2, 2, 2, 2);
+    auto* filterBar = new QHBoxLayout;
+    m_callsSearch = new QLineEdit(callsHost);
+    m_callsSearch->setObjectName(QStringLiteral("callsSearch"));
+    m_callsSearch->setPlaceholderText(tr("Filter calls: server, tool, rule, outcome, call id (Ctrl+F)"));
+    m_callsSearch->setClearButtonEnabled(true);
+    m_callsServer = new QComboBox(callsHost);
+    m_callsServer->addItem(tr("All servers"));
+    m_callsOutcome = new QComboBox(callsHost);
+    m_callsOutcome->addItem(tr("All outcomes"), -1);
+    for (CallOutcome outcome : { CallOutcome::Success, CallOutcome::OutcomeUncertain, CallOutcome::ToolError,
+             CallOutcome::ProtocolError, CallOutcome::Timeout, CallOutcome::TransportError, CallOutcome::BreakerOpen,
+             CallOutcome::NotDispatched, CallOutcome::NeedsAuth, CallOutcome::Cancelled, CallOutcome::Pending })
+        m_callsOutcome->addItem(Presentation::outcomeText(outcome), int(outcome));
+    filterBar->addWidget(m_callsSearch, 3);
+    filterBar->addWidget(m_callsServer, 1);
+    filterBar->addWidget(m_callsOutcome, 1);
+    callsLayout->addLayout(filterBar);
+    auto* callsSplit = new QSplitter(Qt::Horizontal, callsHost);
+    m_callsView = makeTable(callsSplit, QStringLiteral("callsView"));
+    m_callsView->setModel(m_callsPresentation);
+    m_callsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_callsView->setColumnWidth(CallsModelColumn::Time, 100);
+    m_callsView->setColumnWidth(CallsModelColumn::Outcome, 140);
+    m_timeline = new TimelineView(callsSplit);
+    callsSplit->setStretchFactor(0, 3);
+    callsSplit->setStretchFactor(1, 2);
+    callsLayout->addWidget(callsSplit);
+    callsDock->setWidget(callsHost);
+    addDockWidget(Qt::BottomDockWidgetArea, callsDock);
+    connect(m_callsSearch, &QLineEdit::textChanged, this, &MainWindow::applyCallsFilter);
+    connect(m_callsServer, &QComboBox::currentIndexChanged, this, &MainWindow::applyCallsFilter);
+    connect(m_callsOutcome, &QComboBox::currentIndexChanged, this, &MainWindow::applyCallsFilter);
+    connect(m_callsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::showCallDetails);
+    // Keep the newest call in view while nothing is selected.
+    connect(m_callsPresentation, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_callsView->currentIndex().isValid())
+            m_callsView->scrollToBottom();
+    });
+
+    auto* trafficDock = new QDockWidget(tr("Traffic"), this);
+    trafficDock->setObjectName(QStringLiteral("trafficDock"));
+    auto* trafficHost = new QWidget(trafficDock);
+    auto* trafficLayout = new QVBoxLayout(trafficHost);
+    trafficLayout->setContentsMargins(2, 2, 2, 2);
+    auto* trafficBar = new QHBoxLayout;
+    m_logLevel = new QComboBox(trafficHost);
+    m_logLevel->setObjectName(QStringLiteral("logLevel"));
+    for (const char* level : { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
+        m_logLevel->addItem(QString::fromLatin1(level));
+    m_logLevel->setCurrentText(QStringLiteral("info"));
+    auto* setLevel = new QAction(tr("Set server log level"), trafficHost);
+    connect(setLevel, &QAction::triggered, this, [this] {
+        ServerConnection* c = currentConnection();
+        if (!c)
+            return;
+        c->call(QStringLiteral("logging/setLevel"), { { QStringLiteral("level"), m_logLevel->currentText() } }, {},
+            [this](const CallRecord& r) { setStatus(tr("logging/setLevel: %1").arg(outcomeName(r.outcome))); });
+    });
+    auto* setLevelButton = new QToolBar(trafficHost);
+    setLevelButton->addAction(setLevel);
+    trafficBar->addWidget(new QLabel(tr("Log level:"), trafficHost));
+    trafficBar->addWidget(m_logLevel);
+    trafficBar->addWidget(setLevelButton);
+    trafficBar->addStretch();
+    trafficLayout->addLayout(trafficBar);
+    auto* trafficSplit = new QSplitter(Qt::Horizontal, trafficHost);
+    m_trafficView = makeTable(trafficSplit, QStringLiteral("trafficView"));
+    m_trafficView->setModel(m_trafficPresentation);
+    m_trafficDetail = new QPlainTextEdit(trafficSplit);
+    m_trafficDetail->setReadOnly(true);
+    m_trafficDetail->setFont(QFont(QStringLiteral("monospace")));
+    trafficLayout->addWidget(trafficSplit);
+    trafficDock->setWidget(trafficHost);
+    addDockWidget(Qt::BottomDockWidgetArea, trafficDock);
+    tabifyDockWidget(callsDock, trafficDock);
+    callsDock->raise();
+    connect(m_trafficView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
+        const QByteArray payload = index.data(TrafficModelRole::PayloadRole).toByteArray();
+        const QJsonDocument doc = QJsonDocument::fromJson(payload);
+        m_trafficDetail->setPlainText(doc.isNull() ? QString::fromUtf8(payload) : QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
+    });
+    connect(m_trafficPresentation, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_trafficView->currentIndex().isValid())
+            m_trafficView->scrollToBottom();
+    });
+}
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newServer = file->addAction(tr("&New Server…"), this, &MainWindow::addServer);
+    newServer->setShortcut(QKeySequence::New);
+    QAction* import = file->addAction(tr("&Import mcp.json…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import an mcp.json (Claude Desktop, Cursor, VS Code)"),
+            QString(), tr("JSON files (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            importFile(path);
+    });
+    import->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Workspace…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open Workspace"), QString(), tr("JSON files (*.json)"));
+        if (!path.isEmpty())
+            openWorkspace(path);
+    });
+    QAction* save = file->addAction(tr("&Save Workspace"), this, &MainWindow::saveWorkspace);
+    save->setShortcut(QKeySequence::Save);
+    QAction* exportAction = file->addAction(tr("&Export Calls (JSONL)…"), this, &MainWindow::exportCalls);
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* server = menuBar()->addMenu(tr("&Server"));
+    m_connectAction = server->addAction(tr("&Connect"), this, [this] {
+        if (ServerConnection* c = currentConnection())
+            c->connectToServer();
+    });
+    m_connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    m_connectAction->setShortcutContext(Qt::WidgetShortcut);
+    m_disconnectAction = server->addAction(tr("&Disconnect"), this, [this] {
+        if (ServerConnection* c = currentConnection())
+            c->disconnectFromServer();
+    });
+    m_reconnectAction = server->addAction(tr("&Reconnect Now"), this, [this] {
+        if (ServerConnection* c = currentConnection())
+            c->reconnectNow();
+    });
+    m_reconnectAction->setShortcut(Qt::Key_F5);
+    server->addAction(tr("Connect &All"), m_engine, &Engine::connectAll);
+    server->addSeparator();
+    QAction* edit = server->addAction(tr("&Edit…"), this, &MainWindow::editServer);
+    QAction* duplicate = server->addAction(tr("D&uplicate"), this, &MainWindow::duplicateServer);
+    QAction* remove = server->addAction(tr("Re&move"), this, &MainWindow::removeServer);
+    QAction* copySession = server->addAction(tr("Copy Session &Id"), this, [this] {
+        if (ServerConnection* c = currentConnection())
+            QApplication::clipboard()->setText(c->sessionId());
+    });
+    m_serverActions = { m_connectAction, m_disconnectAction, m_reconnectAction, edit, duplicate, remove, copySession };
+    m_serversView->addActions({ m_connectAction, m_disconnectAction, m_reconnectAction, edit, duplicate, remove, copySession });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* find = view->addAction(tr("&Filter Calls"), this, [this] {
+        m_callsSearch->setFocus();
+        m_callsSearch->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
+    QMenu* theme = view->addMenu(tr("&Theme"));
+    auto* themes = new QActionGroup(this);
+    for (const auto& [label, value] : { std::pair { tr("Follow the &system"), Theme::System }, std::pair { tr("&Light"), Theme::Light },
+             std::pair { tr("&Dark"), Theme::Dark } }) {
+        QAction* action = theme->addAction(label, this, [this, value = value] {
+            setTheme(value);
+            QSettings().setValue(QStringLiteral("ui/theme"), int(value));
+        });
+        action->setCheckable(true);
+        action->setChecked(QSettings().value(QStringLiteral("ui/theme"), int(Theme::System)).toInt() == int(value));
+        themes->addAction(action);
+    }
+
+    QToolBar* main = addToolBar(tr("Main"));
+    main->setObjectName(QStringLiteral("mainToolBar"));
+    main->addAction(newServer);
+    main->addAction(import);
+    main->addSeparator();
+    main->addAction(m_connectAction);
+    main->addAction(m_disconnectAction);
+    main->addAction(m_reconnectAction);
+}
+
+void MainWindow::createFaultBar()
+{
+    addToolBarBreak();
+    m_faultBar = addToolBar(tr("Faults and triggers"));
+    m_faultBar->setObjectName(QStringLiteral("faultBar"));
+    m_faultBar->addWidget(new QLabel(tr(" Faults: "), m_faultBar));
+    m_faultBar->addAction(tr("Expire (server)"), this, [this] {
+        QString error;
+        if (ServerConnection* c = currentConnection(); c && !c->expireSession(true, &error))
+            setStatus(error);
+    })->setToolTip(tr("Ask the server to end the session (DELETE)"));
+    m_faultBar->addAction(tr("Expire (client)"), this, [this] {
+        QString error;
+        if (ServerConnection* c = currentConnection(); c && !c->expireSession(false, &error))
+            setStatus(error);
+    })->setToolTip(tr("Forget the session id on the client"));
+    m_faultBar->addAction(tr("Kill transport"), this, [this] {
+        if (ServerConnection* c = currentConnection())
+            c->killTransport();
+    });
+    m_faultBar->addSeparator();
+    m_faultKind = new QComboBox(m_faultBar);
+    m_faultKind->setObjectName(QStringLiteral("faultKind"));
+    m_faultCount = new QSpinBox(m_faultBar);
+    m_faultCount->setRange(1, 1000);
+    m_faultCount->setPrefix(tr("×"));
+    m_faultDelay = new QSpinBox(m_faultBar);
+    m_faultDelay->setRange(0, 600000);
+    m_faultDelay->setValue(2000);
+    m_faultDelay->setSuffix(tr(" ms"));
+    m_faultBar->addWidget(m_faultKind);
+    m_faultBar->addWidget(m_faultCount);
+    m_faultBar->addWidget(m_faultDelay);
+    m_faultBar->addAction(tr("Arm"), this, &MainWindow::armFault)->setObjectName(QStringLiteral("armFault"));
+    m_armed = new QLabel(m_faultBar);
+    m_armed->setObjectName(QStringLiteral("armedFaults"));
+    m_faultBar->addWidget(m_armed);
+    m_faultBar->addSeparator();
+    m_faultBar->addAction(tr("Open breaker"), this, [this] {
+        if (ServerConnection* c = currentConnection())
+            c->openBreaker();
+    });
+    m_faultBar->addAction(tr("Reset breaker"), this, [this] {
+        if (ServerConnection* c = currentConnection())
+            c->resetBreaker();
+    });
+}
+
+void MainWindow::setTheme(Theme theme)
+{
+    // Qt 6.4 has no colour-scheme API: the system palette is the default, an override swaps it.
+    static const QPalette systemPalette = QApplication::palette();
+    if (theme == Theme::System) {
+        QApplication::setPalette(systemPalette);
+        return;
+    }
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    if (theme == Theme::Light) {
+        QApplication::setPalette(QApplication::style()->standardPalette());
+        return;
+    }
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(45, 45, 48));
+    dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::AlternateBase, QColor(40, 40, 43));
+    dark.setColor(QPalette::Text, QColor(230, 230, 230));
+    dark.setColor(QPalette::Button, QColor(55, 55, 58));
+    dark.setColor(QPalette::ButtonText, QColor(230, 230, 230));
+    dark.setColor(QPalette::Highlight, QColor(38, 110, 200));
+    dark.setColor(QPalette::HighlightedText, Qt::white);
+    dark.setColor(QPalette::ToolTipBase, QColor(55, 55, 58));
+    dark.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
+    dark.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+    QApplication::setPalette(dark);
 }
 
 bool MainWindow::openWorkspace(const QString& path)
@@ -97,68 +485,397 @@ bool MainWindow::openWorkspace(const QString& path)
     ConfigError error;
     auto workspace = Workspace::load(path, &error);
     if (!workspace) {
-        m_status->setText(error.toString());
+        setStatus(error.toString());
         return false;
     }
-    for (ServerConnection* c : std::as_const(m_engine->connections()))
+    const QList<ServerConnection*> existing = m_engine->connections();
+    for (ServerConnection* c : existing)
         m_engine->removeServer(c->name());
-    m_servers->setRowCount(0);
     m_workspace = *workspace;
     for (const ServerConfig& config : std::as_const(m_workspace.servers))
         m_engine->addServer(config);
+    m_callsServer->clear();
+    m_callsServer->addItem(tr("All servers"));
+    m_callsServer->addItems(serverNames());
     setWindowTitle(tr("McpScope — %1").arg(QFileInfo(path).fileName()));
-    m_status->setText(tr("%n server(s) in %1", nullptr, int(m_workspace.servers.size())).arg(path));
+    setStatus(tr("%n server(s) from %1", nullptr, int(m_workspace.servers.size())).arg(path));
     QSettings().setValue(QStringLiteral("workspace/lastPath"), path);
+    if (m_serverPresentation->rowCount() > 0)
+        m_serversView->setCurrentIndex(m_serverPresentation->index(0, 0));
     return true;
 }
 
-void MainWindow::openWorkspaceDialog()
+bool MainWindow::importFile(const QString& path)
 {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Workspace or mcp.json"), QString(), tr("JSON files (*.json);;All files (*)"));
-    if (!path.isEmpty())
-        openWorkspace(path);
+    ConfigError error;
+    auto imported = Workspace::load(path, &error);
+    if (!imported) {
+        setStatus(error.toString());
+        QMessageBox::warning(this, tr("Import failed"), error.toString());
+        return false;
+    }
+    int added = 0;
+    for (ServerConfig config : std::as_const(imported->servers)) {
+        const QString base = config.name;
+        for (int n = 2; serverNames().contains(config.name); ++n)
+            config.name = base + QStringLiteral(" (%1)").arg(n);
+        m_workspace.servers.append(config);
+        m_engine->addServer(config);
+        m_callsServer->addItem(config.name);
+        ++added;
+    }
+    setStatus(tr("Imported %n server(s) from %1", nullptr, added).arg(path));
+    return true;
 }
 
-void MainWindow::addRow(ServerConnection* connection)
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 {
-    const int row = m_servers->rowCount();
-    m_servers->insertRow(row);
-    for (int column = 0; column < ColumnCount; ++column)
-        m_servers->setItem(row, column, new QTableWidgetItem);
-    m_servers->item(row, NameColumn)->setData(Qt::UserRole, connection->name());
-    connect(connection, &ServerConnection::stateChanged, this, [this, connection] { updateRow(connection); });
-    connect(connection, &ServerConnection::failed, this, [this, connection](const QString& message) {
-        m_status->setText(message);
-        updateRow(connection);
-    });
-    updateRow(connection);
-    if (m_servers->currentRow() < 0)
-        m_servers->selectRow(0);
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
 }
 
-void MainWindow::updateRow(ServerConnection* connection)
+void MainWindow::dropEvent(QDropEvent* event)
 {
-    for (int row = 0; row < m_servers->rowCount(); ++row) {
-        if (m_servers->item(row, NameColumn)->data(Qt::UserRole).toString() != connection->name())
-            continue;
-        const ServerConfig& config = connection->config();
-        m_servers->item(row, NameColumn)->setText(config.name);
-        m_servers->item(row, TransportColumn)->setText(transportKindName(config.transport));
-        m_servers->item(row, TargetColumn)->setText(targetOf(config));
-        m_servers->item(row, StateColumn)->setText(ServerConnection::stateName(connection->state()));
-        m_servers->item(row, StateColumn)->setToolTip(connection->lastError());
-        const ClientSession* session = connection->session();
-        m_servers->item(row, SessionColumn)->setText(session ? session->details().sessionId : QString());
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile())
+            importFile(url.toLocalFile());
     }
 }
 
-ServerConnection* MainWindow::selectedConnection() const
+QStringList MainWindow::serverNames() const
 {
-    const int row = m_servers->currentRow();
-    if (row < 0)
+    QStringList names;
+    for (const ServerConnection* c : m_engine->connections())
+        names.append(c->name());
+    return names;
+}
+
+ServerConnection* MainWindow::currentConnection() const
+{
+    const QModelIndex index = m_serversView->currentIndex();
+    if (!index.isValid())
         return nullptr;
-    return m_engine->connection(m_servers->item(row, NameColumn)->data(Qt::UserRole).toString());
+    return m_serverModel->connectionAt(index.row());
+}
+
+void MainWindow::selectServer(const QString& name)
+{
+    for (int row = 0; row < m_serverPresentation->rowCount(); ++row) {
+        if (m_serverPresentation->index(row, 0).data(ServerListModelRole::NameRole).toString() == name) {
+            m_serversView->setCurrentIndex(m_serverPresentation->index(row, 0));
+            return;
+        }
+    }
+}
+
+void MainWindow::selectTool(const QString& name)
+{
+    for (int row = 0; row < m_toolsPresentation->rowCount(); ++row) {
+        const QModelIndex index = m_toolsPresentation->index(row, 0);
+        if (index.data(ToolsModelRole::ToolNameRole).toString() == name) {
+            m_toolsView->setCurrentIndex(index);
+            m_centre->setCurrentIndex(1);
+            return;
+        }
+    }
+}
+
+void MainWindow::selectCall(const QString& callId)
+{
+    for (int row = 0; row < m_callsPresentation->rowCount(); ++row) {
+        const QModelIndex index = m_callsPresentation->index(row, 0);
+        if (index.data(CallsModelRole::CallIdRole).toString() == callId) {
+            m_callsView->setCurrentIndex(index);
+            m_callsView->scrollTo(index);
+            return;
+        }
+    }
+}
+
+void MainWindow::onServerSelected()
+{
+    ServerConnection* c = currentConnection();
+    m_toolsModel->setConnection(c);
+    m_composer->setTool({});
+    refreshOverview();
+    refreshFaultBar();
+}
+
+void MainWindow::refreshOverview()
+{
+    ServerConnection* c = currentConnection();
+    if (!c) {
+        m_overview->setText(tr("Add a server (Ctrl+N), import an mcp.json (Ctrl+O) or drop one here."));
+        return;
+    }
+    const ClientSession* s = c->session();
+    QString html = tr("<h2>%1</h2>").arg(c->name().toHtmlEscaped());
+    html += tr("<p><b>State:</b> %1 &nbsp; <b>Transport:</b> %2</p>")
+                .arg(Presentation::stateText(c->state()), Presentation::transportText(c->activeTransport()));
+    if (!c->lastError().isEmpty() && c->state() == ServerConnection::State::Failed)
+        html += tr("<p style='color:#b02a37'><b>Last error:</b> %1</p>").arg(c->lastError().toHtmlEscaped());
+    if (s && !s->details().protocolVersion.isEmpty()) {
+        const ServerDetails& d = s->details();
+        html += tr("<p><b>Server:</b> %1 %2<br><b>Protocol:</b> %3<br><b>Session:</b> <code>%4</code></p>")
+                    .arg(d.serverInfo.value(QLatin1String("name")).toString().toHtmlEscaped(),
+                        d.serverInfo.value(QLatin1String("version")).toString().toHtmlEscaped(), d.protocolVersion,
+                        c->sessionId().toHtmlEscaped());
+        QStringList capabilities;
+        for (auto it = d.capabilities.constBegin(); it != d.capabilities.constEnd(); ++it) {
+            QStringList flags;
+            const QJsonObject sub = it.value().toObject();
+            for (auto f = sub.constBegin(); f != sub.constEnd(); ++f)
+                flags.append(f.value().isBool() ? (f.value().toBool() ? f.key() : QString()) : f.key());
+            flags.removeAll(QString());
+            capabilities.append(flags.isEmpty() ? it.key() : QStringLiteral("%1 (%2)").arg(it.key(), flags.join(QStringLiteral(", "))));
+        }
+        html += tr("<p><b>Capabilities:</b> %1</p>").arg(capabilities.join(QStringLiteral(" · ")).toHtmlEscaped());
+        if (!d.instructions.isEmpty())
+            html += tr("<p><b>Instructions:</b></p><pre style='white-space:pre-wrap'>%1</pre>").arg(d.instructions.toHtmlEscaped());
+    }
+    const CircuitBreaker* b = c->breaker();
+    html += tr("<p><b>Breaker:</b> %1, %2 consecutive failure(s)%3</p>")
+                .arg(CircuitBreaker::stateName(b->state()))
+                .arg(b->consecutiveFailures())
+                .arg(c->config().idempotentReplay ? tr("<br><b>Policy:</b> idempotent-replay is on") : QString());
+    m_overview->setText(html);
+}
+
+void MainWindow::refreshFaultBar()
+{
+    ServerConnection* c = currentConnection();
+    const bool stdio = c && c->activeTransport() == TransportKind::Stdio;
+    const QString current = m_faultKind->currentText();
+    m_faultKind->blockSignals(true);
+    m_faultKind->clear();
+    if (stdio) {
+        for (const char* name : StdioFaults)
+            m_faultKind->addItem(QString::fromLatin1(name));
+    } else if (c && c->faultProxy()) {
+        for (const char* name : HttpFaults)
+            m_faultKind->addItem(QString::fromLatin1(name));
+    }
+    m_faultKind->setCurrentText(current);
+    m_faultKind->setEnabled(m_faultKind->count() > 0);
+    m_faultKind->setToolTip(m_faultKind->count() > 0 ? QString()
+                                                     : tr("HTTP faults need the server routed through the fault proxy (Edit server)."));
+    m_faultKind->blockSignals(false);
+    QStringList armed;
+    if (c && c->faultProxy()) {
+        for (const FaultProxy::Fault& f : c->faultProxy()->armed())
+            armed.append(QStringLiteral("%1×%2").arg(FaultProxy::kindName(f.kind)).arg(f.count));
+    }
+    if (c && c->pendingStdioFaults() > 0)
+        armed.append(tr("%n stdio fault(s)", nullptr, c->pendingStdioFaults()));
+    m_armed->setText(armed.isEmpty() ? tr(" nothing armed ") : tr(" armed: %1 ").arg(armed.join(QStringLiteral(", "))));
+}
+
+void MainWindow::armFault()
+{
+    ServerConnection* c = currentConnection();
+    if (!c || m_faultKind->currentText().isEmpty())
+        return;
+    const QString name = m_faultKind->currentText();
+    if (c->activeTransport() == TransportKind::Stdio) {
+        const auto kind = name == QLatin1String("kill-after-write") ? ServerConnection::StdioFault::KillAfterWrite
+            : name == QLatin1String("close-stdin")                  ? ServerConnection::StdioFault::CloseStdin
+                                                                    : ServerConnection::StdioFault::Delay;
+        for (int i = 0; i < m_faultCount->value(); ++i)
+            c->armStdioFault(kind, m_faultDelay->value());
+    } else if (FaultProxy* proxy = c->faultProxy()) {
+        FaultProxy::Fault fault;
+        fault.kind = FaultProxy::kindFromName(name).value_or(FaultProxy::FaultKind::ExpireAfter);
+        fault.count = m_faultCount->value();
+        fault.delayMs = m_faultDelay->value();
+        fault.method = QStringLiteral("tools/call");
+        proxy->arm(fault);
+        c->noteEvent(QStringLiteral("action"), tr("armed fault %1 ×%2").arg(name).arg(fault.count));
+        connect(proxy, &FaultProxy::armedChanged, this, &MainWindow::refreshFaultBar, Qt::UniqueConnection);
+    }
+    refreshFaultBar();
+}
+
+void MainWindow::callSelectedTool()
+{
+    ServerConnection* c = currentConnection();
+    const QModelIndex tool = m_toolsView->currentIndex();
+    if (!c || !tool.isValid()) {
+        setStatus(tr("Select a server and a tool first."));
+        return;
+    }
+    const QString name = tool.data(ToolsModelRole::ToolNameRole).toString();
+    const std::optional<QJsonObject> arguments = m_composer->arguments();
+    if (!arguments) {
+        setStatus(tr("The arguments for %1 are not valid yet; see the composer.").arg(name));
+        return;
+    }
+    CallOptions options;
+    QPointer<CallComposer> composer(m_composer);
+    options.onProgress = [composer](const ProgressUpdate& update) {
+        if (composer)
+            composer->setProgress(update.progress, update.total, update.message);
+    };
+    m_result->showMessage(tr("Calling %1 on %2…").arg(name, c->name()));
+    m_composer->setRunning(true);
+    m_runningOn = c;
+    m_runningCall = c->callTool(name, *arguments, options, {});
+    // A call refused at once (breaker open) finished before the id came back.
+    if (const auto record = m_store->record(m_runningCall); record && record->isFinished()) {
+        m_composer->setRunning(false);
+        m_result->showRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
+        m_runningCall.clear();
+    }
+}
+
+void MainWindow::showCallDetails()
+{
+    const QModelIndex index = m_callsView->currentIndex();
+    if (!index.isValid()) {
+        m_timeline->clearRecord();
+        return;
+    }
+    const auto record = m_store->record(index.data(CallsModelRole::CallIdRole).toString());
+    if (!record)
+        return;
+    // The call's own wire messages: its requests and the answers to them, by request id.
+    QSet<QString> ids;
+    for (const CallAttempt& a : record->attempts)
+        ids.insert(a.requestId);
+    QList<QByteArray> raw;
+    for (int row = m_trafficModel->rowCount() - 1; row >= 0 && raw.size() < 20; --row) {
+        const QModelIndex t = m_trafficModel->index(row, 0);
+        if (t.data(TrafficModelRole::ServerRole).toString() != record->server)
+            continue;
+        if (ids.contains(t.data(TrafficModelRole::RpcIdRole).toString()))
+            raw.prepend(t.data(TrafficModelRole::PayloadRole).toByteArray());
+        if (t.data(TrafficModelRole::TimestampRole).toLongLong() < record->startedAt - 1000)
+            break;
+    }
+    m_timeline->setRecord(*record, raw);
+}
+
+void MainWindow::applyCallsFilter()
+{
+    m_callsFilter->setSearchText(m_callsSearch->text());
+    QSet<QString> servers;
+    if (m_callsServer->currentIndex() > 0)
+        servers.insert(m_callsServer->currentText());
+    m_callsFilter->setServers(servers);
+    QList<CallOutcome> outcomes;
+    if (m_callsOutcome->currentData().toInt() >= 0)
+        outcomes.append(CallOutcome(m_callsOutcome->currentData().toInt()));
+    m_callsFilter->setOutcomes(outcomes);
+}
+
+void MainWindow::addServer()
+{
+    ServerDialog dialog(serverNames(), this);
+    dialog.setWindowTitle(tr("New Server"));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const ServerConfig config = dialog.config();
+    m_workspace.servers.append(config);
+    m_engine->addServer(config);
+    m_callsServer->addItem(config.name);
+    selectServer(config.name);
+}
+
+void MainWindow::editServer()
+{
+    ServerConnection* c = currentConnection();
+    if (!c)
+        return;
+    QStringList others = serverNames();
+    others.removeAll(c->name());
+    ServerDialog dialog(others, this);
+    dialog.setConfig(c->config());
+    dialog.setWindowTitle(tr("Edit %1").arg(c->name()));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const ServerConfig config = dialog.config();
+    for (ServerConfig& s : m_workspace.servers)
+        if (s.name == c->name())
+            s = config;
+    if (config.name != c->name()) {
+        m_engine->removeServer(c->name());
+        m_engine->addServer(config);
+    } else {
+        c->setConfig(config);
+    }
+    setStatus(tr("Server %1 changed; reconnect (F5) to apply transport changes.").arg(config.name));
+}
+
+void MainWindow::duplicateServer()
+{
+    ServerConnection* c = currentConnection();
+    if (!c)
+        return;
+    ServerConfig copy = c->config();
+    const QString base = copy.name + tr(" copy");
+    copy.name = base;
+    for (int n = 2; serverNames().contains(copy.name); ++n)
+        copy.name = base + QStringLiteral(" %1").arg(n);
+    m_workspace.servers.append(copy);
+    m_engine->addServer(copy);
+    m_callsServer->addItem(copy.name);
+}
+
+void MainWindow::removeServer()
+{
+    ServerConnection* c = currentConnection();
+    if (!c)
+        return;
+    const QString name = c->name();
+    if (QMessageBox::question(this, tr("Remove server"), tr("Remove '%1' from the workspace?").arg(name)) != QMessageBox::Yes)
+        return;
+    m_workspace.servers.removeIf([&name](const ServerConfig& s) { return s.name == name; });
+    m_engine->removeServer(name);
+}
+
+void MainWindow::saveWorkspace()
+{
+    QString path = m_workspace.filePath;
+    if (path.isEmpty() || m_workspace.dialect != McpJsonImport::Dialect::McpScopeWorkspace)
+        path = QFileDialog::getSaveFileName(this, tr("Save Workspace"), QString(), tr("McpScope workspace (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!m_workspace.save(path, &error)) {
+        QMessageBox::warning(this, tr("Save failed"), error);
+        return;
+    }
+    m_workspace.filePath = path;
+    setStatus(tr("Saved %1").arg(path));
+}
+
+void MainWindow::exportCalls()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export calls"), QStringLiteral("calls.jsonl"), tr("JSON lines (*.jsonl)"));
+    if (path.isEmpty())
+        return;
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        QMessageBox::warning(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    int written = 0;
+    for (int row = 0; row < m_callsPresentation->rowCount(); ++row) {
+        const auto record = m_store->record(m_callsPresentation->index(row, 0).data(CallsModelRole::CallIdRole).toString());
+        if (!record)
+            continue;
+        file.write(QJsonDocument(record->toJson()).toJson(QJsonDocument::Compact) + '\n');
+        ++written;
+    }
+    if (!file.commit()) {
+        QMessageBox::warning(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+        return;
+    }
+    setStatus(tr("Exported %n call(s) to %1", nullptr, written).arg(path));
+}
+
+void MainWindow::setStatus(const QString& text)
+{
+    m_status->setText(text);
 }
 
 } // namespace mcpscope

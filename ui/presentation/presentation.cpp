@@ -1,0 +1,512 @@
+#include "presentation.h"
+
+#include "models/callsmodeldefs.h"
+#include "models/serverlistmodeldefs.h"
+#include "models/toolsmodeldefs.h"
+#include "models/trafficmodeldefs.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFont>
+#include <QJsonValue>
+
+namespace mcpscope {
+
+namespace {
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("Presentation", text);
+}
+} // namespace
+
+QString Presentation::stateText(ServerConnection::State state)
+{
+    switch (state) {
+    case ServerConnection::State::Disconnected:
+        return tr("disconnected");
+    case ServerConnection::State::Connecting:
+        return tr("connecting");
+    case ServerConnection::State::Initializing:
+        return tr("initializing");
+    case ServerConnection::State::Ready:
+        return tr("ready");
+    case ServerConnection::State::Suspect:
+        return tr("suspect");
+    case ServerConnection::State::Reconnecting:
+        return tr("reconnecting");
+    case ServerConnection::State::Parked:
+        return tr("parked");
+    case ServerConnection::State::NeedsAuth:
+        return tr("needs auth");
+    case ServerConnection::State::Failed:
+        return tr("failed");
+    case ServerConnection::State::Closed:
+        return tr("closed");
+    }
+    return {};
+}
+
+QColor Presentation::stateColour(ServerConnection::State state)
+{
+    switch (state) {
+    case ServerConnection::State::Ready:
+        return QColor(0x19, 0x87, 0x54);
+    case ServerConnection::State::Connecting:
+    case ServerConnection::State::Initializing:
+    case ServerConnection::State::Reconnecting:
+        return QColor(0x0d, 0x6e, 0xfd);
+    case ServerConnection::State::Suspect:
+    case ServerConnection::State::Parked:
+    case ServerConnection::State::NeedsAuth:
+        return QColor(0xe0, 0xa8, 0x00);
+    case ServerConnection::State::Failed:
+        return QColor(0xb0, 0x2a, 0x37);
+    case ServerConnection::State::Disconnected:
+    case ServerConnection::State::Closed:
+        break;
+    }
+    return QColor(0x6c, 0x75, 0x7d);
+}
+
+QString Presentation::transportText(TransportKind kind)
+{
+    switch (kind) {
+    case TransportKind::Stdio:
+        return tr("stdio");
+    case TransportKind::StreamableHttp:
+        return tr("HTTP");
+    case TransportKind::LegacySse:
+        return tr("SSE (legacy)");
+    case TransportKind::AutoHttp:
+        return tr("HTTP (auto)");
+    }
+    return {};
+}
+
+QString Presentation::breakerText(CircuitBreaker::State state, qint64 cooldownEndMs, qint64 nowMs)
+{
+    switch (state) {
+    case CircuitBreaker::State::Closed:
+        return tr("closed");
+    case CircuitBreaker::State::HalfOpen:
+        return tr("half-open");
+    case CircuitBreaker::State::Open: {
+        const qint64 left = cooldownEndMs - nowMs;
+        return left > 0 ? tr("open %1 s").arg((left + 999) / 1000) : tr("open (probe next)");
+    }
+    }
+    return {};
+}
+
+QColor Presentation::breakerColour(CircuitBreaker::State state)
+{
+    switch (state) {
+    case CircuitBreaker::State::Closed:
+        return QColor(0x19, 0x87, 0x54);
+    case CircuitBreaker::State::HalfOpen:
+        return QColor(0xe0, 0xa8, 0x00);
+    case CircuitBreaker::State::Open:
+        return QColor(0xb0, 0x2a, 0x37);
+    }
+    return {};
+}
+
+QString Presentation::outcomeText(CallOutcome outcome)
+{
+    switch (outcome) {
+    case CallOutcome::Pending:
+        return tr("running…");
+    case CallOutcome::Success:
+        return tr("success");
+    case CallOutcome::ToolError:
+        return tr("tool error");
+    case CallOutcome::ProtocolError:
+        return tr("protocol error");
+    case CallOutcome::OutcomeUncertain:
+        return tr("outcome uncertain");
+    case CallOutcome::Timeout:
+        return tr("timeout");
+    case CallOutcome::NeedsAuth:
+        return tr("needs auth");
+    case CallOutcome::BreakerOpen:
+        return tr("breaker open");
+    case CallOutcome::NotDispatched:
+        return tr("not dispatched");
+    case CallOutcome::Cancelled:
+        return tr("cancelled");
+    case CallOutcome::TransportError:
+        return tr("transport error");
+    case CallOutcome::Interrupted:
+        return tr("interrupted");
+    }
+    return {};
+}
+
+QColor Presentation::outcomeColour(CallOutcome outcome)
+{
+    switch (outcome) {
+    case CallOutcome::Success:
+        return QColor(0x19, 0x87, 0x54);
+    case CallOutcome::OutcomeUncertain:
+        return QColor(0xff, 0xc1, 0x07);
+    case CallOutcome::Pending:
+        return QColor(0x0d, 0x6e, 0xfd);
+    case CallOutcome::Cancelled:
+    case CallOutcome::Interrupted:
+        return QColor(0x6c, 0x75, 0x7d);
+    case CallOutcome::BreakerOpen:
+        return QColor(0x6f, 0x42, 0xc1);
+    default:
+        return QColor(0xb0, 0x2a, 0x37);
+    }
+}
+
+QString Presentation::durationText(qint64 ms)
+{
+    if (ms < 0)
+        return {};
+    if (ms < 1000)
+        return tr("%1 ms").arg(ms);
+    return tr("%1 s").arg(double(ms) / 1000.0, 0, 'f', 2);
+}
+
+QString Presentation::timeText(qint64 msSinceEpoch)
+{
+    return QDateTime::fromMSecsSinceEpoch(msSinceEpoch).toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+QString Presentation::shortSessionId(const QString& id)
+{
+    return id.size() > 12 ? id.left(8) + QStringLiteral("…") : id;
+}
+
+QColor Presentation::textOn(const QColor& background)
+{
+    return background.lightnessF() > 0.6 ? QColor(Qt::black) : QColor(Qt::white);
+}
+
+ServerListPresentation::ServerListPresentation(QObject* parent)
+    : QIdentityProxyModel(parent)
+{
+    // A live countdown for open breakers without the core model ticking.
+    m_tick.setInterval(1000);
+    connect(&m_tick, &QTimer::timeout, this, [this] {
+        const int rows = rowCount();
+        if (rows > 0)
+            Q_EMIT dataChanged(index(0, ServerListModelColumn::BreakerState), index(rows - 1, ServerListModelColumn::BreakerState),
+                { Qt::DisplayRole });
+    });
+    m_tick.start();
+}
+
+QVariant ServerListPresentation::data(const QModelIndex& index, int role) const
+{
+    using namespace ServerListModelColumn;
+    const QVariant raw = QIdentityProxyModel::data(index, Qt::DisplayRole);
+    const auto state = ServerConnection::State(QIdentityProxyModel::data(index, ServerListModelRole::StateRole).toInt());
+    switch (index.column()) {
+    case Name:
+        if (role == Qt::ToolTipRole)
+            return QIdentityProxyModel::data(index, ServerListModelRole::LastErrorRole);
+        break;
+    case ServerListModelColumn::Transport:
+        if (role == Qt::DisplayRole)
+            return Presentation::transportText(TransportKind(raw.toInt()));
+        break;
+    case State:
+        if (role == Qt::DisplayRole)
+            return Presentation::stateText(state);
+        if (role == Qt::BackgroundRole)
+            return Presentation::stateColour(state);
+        if (role == Qt::ForegroundRole)
+            return Presentation::textOn(Presentation::stateColour(state));
+        if (role == Qt::ToolTipRole)
+            return QIdentityProxyModel::data(index, ServerListModelRole::LastErrorRole);
+        break;
+    case SessionId:
+        if (role == Qt::DisplayRole)
+            return Presentation::shortSessionId(raw.toString());
+        if (role == Qt::ToolTipRole || role == Qt::EditRole)
+            return raw;
+        break;
+    case BreakerState: {
+        const auto breaker = CircuitBreaker::State(raw.toInt());
+        if (role == Qt::DisplayRole)
+            return Presentation::breakerText(breaker, QIdentityProxyModel::data(index, ServerListModelRole::BreakerCooldownEndRole).toLongLong(),
+                QDateTime::currentMSecsSinceEpoch());
+        if (role == Qt::BackgroundRole)
+            return Presentation::breakerColour(breaker);
+        if (role == Qt::ForegroundRole)
+            return Presentation::textOn(Presentation::breakerColour(breaker));
+        break;
+    }
+    case BreakerCooldownEnd:
+        if (role == Qt::DisplayRole)
+            return raw.toLongLong() > 0 ? Presentation::timeText(raw.toLongLong()) : QString();
+        break;
+    default:
+        break;
+    }
+    return QIdentityProxyModel::data(index, role);
+}
+
+QVariant ServerListPresentation::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QIdentityProxyModel::headerData(section, orientation, role);
+    using namespace ServerListModelColumn;
+    switch (section) {
+    case Name:
+        return tr("Server");
+    case ServerListModelColumn::Transport:
+        return tr("Transport");
+    case State:
+        return tr("State");
+    case SessionId:
+        return tr("Session");
+    case ProtocolVersion:
+        return tr("Protocol");
+    case BreakerState:
+        return tr("Breaker");
+    case ConsecutiveFailures:
+        return tr("Strikes");
+    case BreakerCooldownEnd:
+        return tr("Cooldown until");
+    case Calls:
+        return tr("Calls");
+    case Failures:
+        return tr("Failures");
+    case Retries:
+        return tr("Retries");
+    case Uncertain:
+        return tr("Uncertain");
+    case InFlight:
+        return tr("In flight");
+    default:
+        return {};
+    }
+}
+
+ToolsPresentation::ToolsPresentation(QObject* parent)
+    : QIdentityProxyModel(parent)
+{
+}
+
+QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
+{
+    using namespace ToolsModelColumn;
+    switch (index.column()) {
+    case ReadOnlyHint:
+    case DestructiveHint:
+    case IdempotentHint:
+    case OpenWorldHint: {
+        const bool explicitly = QIdentityProxyModel::data(index, ToolsModelRole::IsExplicitRole).toBool();
+        if (role == Qt::DisplayRole) {
+            const QVariant raw = QIdentityProxyModel::data(index, Qt::DisplayRole);
+            if (!explicitly)
+                return tr("%1 (default)").arg(QIdentityProxyModel::data(index, ToolsModelRole::EffectiveRole).toBool() ? tr("true") : tr("false"));
+            const QJsonValue value = QJsonValue::fromVariant(raw);
+            if (value.isBool())
+                return value.toBool() ? tr("true") : tr("false");
+            // Not a JSON boolean: show it as sent, so a string "true" is visibly not true.
+            return tr("%1 (not a boolean)").arg(raw.toString().isEmpty() ? tr("null") : QLatin1Char('"') + raw.toString() + QLatin1Char('"'));
+        }
+        if (role == Qt::FontRole && !explicitly) {
+            QFont font;
+            font.setItalic(true);
+            return font;
+        }
+        if (role == Qt::ForegroundRole && !explicitly)
+            return QColor(Qt::gray);
+        if (role == Qt::ToolTipRole)
+            return explicitly ? tr("Set by the server.") : tr("Not set: the spec default applies.");
+        break;
+    }
+    case OnExpiry: {
+        const auto expiry = ExpiryBehaviour(QIdentityProxyModel::data(index, Qt::DisplayRole).toInt());
+        if (role == Qt::DisplayRole)
+            return expiry == ExpiryBehaviour::RetryOnce ? tr("retry once") : tr("no replay — uncertain");
+        if (role == Qt::ForegroundRole)
+            return expiry == ExpiryBehaviour::RetryOnce ? QColor(0x19, 0x87, 0x54) : QColor(0xb0, 0x6a, 0x00);
+        if (role == Qt::ToolTipRole)
+            return expiry == ExpiryBehaviour::RetryOnce
+                ? tr("Read-only (or idempotent under the replay policy): after a session expiry the call is sent once "
+                     "more on a fresh session.")
+                : tr("Write-capable: after a session expiry the call is never sent again; it ends as outcome "
+                     "uncertain.");
+        break;
+    }
+    case Name:
+    case Title:
+        if (role == Qt::ToolTipRole)
+            return QIdentityProxyModel::data(index, ToolsModelRole::DescriptionRole);
+        break;
+    default:
+        break;
+    }
+    return QIdentityProxyModel::data(index, role);
+}
+
+QVariant ToolsPresentation::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QIdentityProxyModel::headerData(section, orientation, role);
+    using namespace ToolsModelColumn;
+    switch (section) {
+    case Name:
+        return tr("Tool");
+    case Title:
+        return tr("Title");
+    case ReadOnlyHint:
+        return tr("readOnly");
+    case DestructiveHint:
+        return tr("destructive");
+    case IdempotentHint:
+        return tr("idempotent");
+    case OpenWorldHint:
+        return tr("openWorld");
+    case OnExpiry:
+        return tr("On expiry");
+    default:
+        return {};
+    }
+}
+
+CallsPresentation::CallsPresentation(QObject* parent)
+    : QIdentityProxyModel(parent)
+{
+}
+
+QVariant CallsPresentation::data(const QModelIndex& index, int role) const
+{
+    using namespace CallsModelColumn;
+    const QVariant raw = QIdentityProxyModel::data(index, Qt::DisplayRole);
+    switch (index.column()) {
+    case Time:
+        if (role == Qt::DisplayRole)
+            return Presentation::timeText(raw.toLongLong());
+        break;
+    case Duration:
+        if (role == Qt::DisplayRole)
+            return raw.isValid() ? Presentation::durationText(raw.toLongLong()) : tr("…");
+        if (role == Qt::TextAlignmentRole)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    case Attempts:
+        if (role == Qt::TextAlignmentRole)
+            return int(Qt::AlignCenter);
+        break;
+    case Outcome: {
+        const auto outcome = CallOutcome(raw.toInt());
+        if (role == Qt::DisplayRole)
+            return Presentation::outcomeText(outcome);
+        if (role == Qt::BackgroundRole)
+            return Presentation::outcomeColour(outcome);
+        if (role == Qt::ForegroundRole)
+            return Presentation::textOn(Presentation::outcomeColour(outcome));
+        if (role == Qt::FontRole && outcome == CallOutcome::OutcomeUncertain) {
+            QFont font;
+            font.setBold(true);
+            return font;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return QIdentityProxyModel::data(index, role);
+}
+
+QVariant CallsPresentation::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QIdentityProxyModel::headerData(section, orientation, role);
+    using namespace CallsModelColumn;
+    switch (section) {
+    case Time:
+        return tr("Time");
+    case Server:
+        return tr("Server");
+    case Tool:
+        return tr("Tool");
+    case Duration:
+        return tr("Duration");
+    case Attempts:
+        return tr("Attempts");
+    case Rule:
+        return tr("Rule");
+    case Outcome:
+        return tr("Outcome");
+    default:
+        return {};
+    }
+}
+
+TrafficPresentation::TrafficPresentation(QObject* parent)
+    : QIdentityProxyModel(parent)
+{
+}
+
+QVariant TrafficPresentation::data(const QModelIndex& index, int role) const
+{
+    using namespace TrafficModelColumn;
+    const QVariant raw = QIdentityProxyModel::data(index, Qt::DisplayRole);
+    switch (index.column()) {
+    case Time:
+        if (role == Qt::DisplayRole)
+            return Presentation::timeText(raw.toLongLong());
+        break;
+    case Direction:
+        if (role == Qt::DisplayRole) {
+            switch (TrafficDirection(raw.toInt())) {
+            case TrafficDirection::Outgoing:
+                return tr("→ sent");
+            case TrafficDirection::Incoming:
+                return tr("← received");
+            case TrafficDirection::Stderr:
+                return tr("stderr");
+            case TrafficDirection::Log:
+                return tr("log");
+            case TrafficDirection::Action:
+                return tr("action");
+            }
+        }
+        break;
+    case Size:
+        if (role == Qt::DisplayRole) {
+            const qint64 bytes = raw.toLongLong();
+            return bytes < 10240 ? tr("%1 B").arg(bytes) : tr("%1 KiB").arg(bytes / 1024);
+        }
+        if (role == Qt::TextAlignmentRole)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        break;
+    default:
+        break;
+    }
+    if (role == Qt::ToolTipRole)
+        return QString::fromUtf8(QIdentityProxyModel::data(index, TrafficModelRole::PayloadRole).toByteArray().left(2000));
+    return QIdentityProxyModel::data(index, role);
+}
+
+QVariant TrafficPresentation::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QIdentityProxyModel::headerData(section, orientation, role);
+    using namespace TrafficModelColumn;
+    switch (section) {
+    case Time:
+        return tr("Time");
+    case Server:
+        return tr("Server");
+    case Direction:
+        return tr("Direction");
+    case Method:
+        return tr("Method");
+    case Size:
+        return tr("Size");
+    default:
+        return {};
+    }
+}
+
+} // namespace mcpscope

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+#include "config/serverconfig.h"
+#include "engine/serverconnection.h"
+#include "recovery/circuitbreaker.h"
+
+#include <QColor>
+#include <QIdentityProxyModel>
+#include <QTimer>
+
+namespace mcpscope {
+
+/// Words and colours for the raw values the core models carry. One place, so every view agrees.
+namespace Presentation {
+QString stateText(ServerConnection::State state);
+QColor stateColour(ServerConnection::State state);
+QString transportText(TransportKind kind);
+QString breakerText(CircuitBreaker::State state, qint64 cooldownEndMs, qint64 nowMs);
+QColor breakerColour(CircuitBreaker::State state);
+QString outcomeText(CallOutcome outcome);
+QColor outcomeColour(CallOutcome outcome);
+QString durationText(qint64 ms);
+QString timeText(qint64 msSinceEpoch);
+QString shortSessionId(const QString& id);
+/// White or black, whichever reads better on the given badge colour.
+QColor textOn(const QColor& background);
+} // namespace Presentation
+
+/// ServerListModel → text, badges, tooltips; ticks once a second while a breaker counts down.
+class ServerListPresentation : public QIdentityProxyModel
+{
+    Q_OBJECT
+public:
+    explicit ServerListPresentation(QObject* parent = nullptr);
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    QTimer m_tick;
+};
+
+/// ToolsModel → "true (explicit)" / "false (default)" and the on-expiry behaviour in words.
+class ToolsPresentation : public QIdentityProxyModel
+{
+    Q_OBJECT
+public:
+    explicit ToolsPresentation(QObject* parent = nullptr);
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+};
+
+/// CallsModel (through its filter) → times, durations, outcome badges (outcome_uncertain has its own).
+class CallsPresentation : public QIdentityProxyModel
+{
+    Q_OBJECT
+public:
+    explicit CallsPresentation(QObject* parent = nullptr);
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+};
+
+/// TrafficModel → time, direction arrows, sizes.
+class TrafficPresentation : public QIdentityProxyModel
+{
+    Q_OBJECT
+public:
+    explicit TrafficPresentation(QObject* parent = nullptr);
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+};
+
+} // namespace mcpscope
