@@ -585,6 +585,10 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
     }
     attempt.failureKind = failure->kind;
     attempt.verdict = failure->verdict;
+    // The server said it no longer knows this session: a DELETE for it on retire would only
+    // compete with the reconnect for the server's time.
+    if (failure->kind == FailureKind::SessionExpired && m_session && m_session->sessionId() == attempt.sessionId)
+        m_session->transport()->forgetSession();
     attempt.error = reply.status == Reply::Status::Ok ? tr("the tool reported an error (isError: true)") : reply.describe();
     if (failure->kind == FailureKind::ToolError)
         r.result = reply.result;

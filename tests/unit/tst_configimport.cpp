@@ -292,9 +292,9 @@ void TestConfigImport::expandVariables_data()
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
     QTest::newRow("workspaceFolder") << QStringLiteral("${workspaceFolder}/bin/server")
-                                     << QStringLiteral("/work/project/bin/server");
+                                     << QStringLiteral("/home/dev/project/bin/server");
     QTest::newRow("workspaceFolder twice")
-        << QStringLiteral("${workspaceFolder}:${workspaceFolder}") << QStringLiteral("/work/project:/work/project");
+        << QStringLiteral("${workspaceFolder}:${workspaceFolder}") << QStringLiteral("/home/dev/project:/home/dev/project");
     QTest::newRow("workspaceFolderBasename")
         << QStringLiteral("name=${workspaceFolderBasename}") << QStringLiteral("name=project");
     QTest::newRow("env variable") << QStringLiteral("Bearer ${env:MCPSCOPE_TEST_TOKEN}")
@@ -313,7 +313,7 @@ void TestConfigImport::expandVariables()
 {
     QFETCH(QString, text);
     QFETCH(QString, expected);
-    QCOMPARE(McpJsonImport::expandVariables(text, QStringLiteral("/work/project")), expected);
+    QCOMPARE(McpJsonImport::expandVariables(text, QStringLiteral("/home/dev/project")), expected);
 }
 
 void TestConfigImport::vscodeFolderIsParentOfDotVscode()
