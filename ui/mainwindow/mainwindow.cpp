@@ -75,6 +75,28 @@ QTableView* makeTable(QWidget* parent, const QString& name)
     return view;
 }
 
+/// Hides log notifications below a chosen level; every other traffic row passes.
+class TrafficLevelFilter : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setMinimumLevel(int level)
+    {
+        m_minimum = level;
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override
+    {
+        const int level = sourceModel()->index(row, 0, parent).data(TrafficModelRole::LogLevelRole).toInt();
+        return level < 0 || level >= m_minimum;
+    }
+
+private:
+    int m_minimum = 0;
+};
+
 const char* const HttpFaults[] = { "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream" };
 const char* const StdioFaults[] = { "kill-after-write", "close-stdin", "delay" };
 } // namespace
@@ -109,7 +131,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_callsPresentation->setSourceModel(m_callsFilter);
     m_trafficModel = new TrafficModel(this);
     m_trafficModel->setEngine(m_engine);
-    m_trafficFilter = new QSortFilterProxyModel(this);
+    m_trafficFilter = new TrafficLevelFilter(this);
     m_trafficFilter->setSourceModel(m_trafficModel);
     m_trafficPresentation = new TrafficPresentation(this);
     m_trafficPresentation->setSourceModel(m_trafficFilter);
@@ -294,7 +316,16 @@ void MainWindow::createDocks()
     });
     auto* setLevelButton = new QToolBar(trafficHost);
     setLevelButton->addAction(setLevel);
-    trafficBar->addWidget(new QLabel(tr("Log level:"), trafficHost));
+    auto* showLevel = new QComboBox(trafficHost);
+    showLevel->setObjectName(QStringLiteral("showLogLevel"));
+    for (const char* level : { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
+        showLevel->addItem(QString::fromLatin1(level));
+    connect(showLevel, &QComboBox::currentIndexChanged, this,
+        [this](int level) { static_cast<TrafficLevelFilter*>(m_trafficFilter)->setMinimumLevel(level); });
+    trafficBar->addWidget(new QLabel(tr("Show logs from:"), trafficHost));
+    trafficBar->addWidget(showLevel);
+    trafficBar->addSpacing(16);
+    trafficBar->addWidget(new QLabel(tr("Server log level:"), trafficHost));
     trafficBar->addWidget(m_logLevel);
     trafficBar->addWidget(setLevelButton);
     trafficBar->addStretch();

@@ -5,7 +5,9 @@
 #include "models/toolsmodeldefs.h"
 #include "models/trafficmodeldefs.h"
 
+#include <QApplication>
 #include <QCoreApplication>
+#include <QStyle>
 #include <QDateTime>
 #include <QFont>
 #include <QJsonValue>
@@ -212,6 +214,9 @@ QVariant ServerListPresentation::data(const QModelIndex& index, int role) const
     case ServerListModelColumn::Transport:
         if (role == Qt::DisplayRole)
             return Presentation::transportText(TransportKind(raw.toInt()));
+        if (role == Qt::DecorationRole)
+            return QApplication::style()->standardIcon(
+                TransportKind(raw.toInt()) == TransportKind::Stdio ? QStyle::SP_ComputerIcon : QStyle::SP_DriveNetIcon);
         break;
     case State:
         if (role == Qt::DisplayRole)
