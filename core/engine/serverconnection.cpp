@@ -532,6 +532,10 @@ void ServerConnection::startAttempt(const std::shared_ptr<Call>& c)
                         .arg(idKey(written).mid(1)));
             });
         }
+        // Stopped before the write, killed right after it: the request is in the pipe but the child
+        // can never have answered, however fast it is (and however slow we are under a sanitizer).
+        if (fault && stdio && fault->fault == StdioFault::KillAfterWrite && session->isReady())
+            stdio->suspend();
         c->requestId = QJsonValue(QJsonValue::Undefined);
         const QJsonValue id = session->request(
             c->record.method, c->params, ro, [this, c](const Reply& reply) { onAttemptReply(c, reply); }, this);

@@ -632,6 +632,12 @@ void StdioTransport::abort()
     signalGroup(SIGKILL);
 }
 
+void StdioTransport::suspend()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning)
+        signalGroup(SIGSTOP);
+}
+
 void StdioTransport::signalGroup(int signal)
 {
     if (m_pid > 0)

@@ -42,6 +42,9 @@ public:
     void send(const JsonRpcMessage& message) override;
     void close() override;
     void abort() override;
+    /// Stops the child's process group (SIGSTOP), so a following abort() lands before it reads anything:
+    /// what kill-after-write needs to be deterministic.
+    void suspend();
     QString sessionId() const override;
 
     qint64 processId() const;
