@@ -382,8 +382,6 @@ void MainWindow::createActions()
         if (ServerConnection* c = currentConnection())
             c->connectToServer();
     });
-    m_connectAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
-    m_connectAction->setShortcutContext(Qt::WidgetShortcut);
     m_disconnectAction = server->addAction(tr("&Disconnect"), this, [this] {
         if (ServerConnection* c = currentConnection())
             c->disconnectFromServer();
