@@ -1,4 +1,5 @@
 #include "cli/cliapp.h"
+#include "engine/terminationwatcher.h"
 
 #include <QCoreApplication>
 
@@ -8,6 +9,11 @@ int main(int argc, char* argv[])
     QCoreApplication::setApplicationName(QStringLiteral("mcpscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(MCPSCOPE_VERSION));
     mcpscope::CliApp cli;
+    // Interrupted: exit 130 the normal way, so the server (and anything launched) is stopped.
+    mcpscope::TerminationWatcher termination;
+    QObject::connect(&termination, &mcpscope::TerminationWatcher::terminationRequested, &app,
+        [](int signal) { QCoreApplication::exit(128 + signal); });
+    termination.watch();
     QObject::connect(&cli, &mcpscope::CliApp::finished, &app, &QCoreApplication::exit);
     const int immediate = cli.start(QCoreApplication::arguments());
     if (immediate >= 0)

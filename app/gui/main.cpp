@@ -1,4 +1,5 @@
 #include "engine/engine.h"
+#include "engine/terminationwatcher.h"
 #include "mainwindow/mainwindow.h"
 #include "screenshot/screenshotdriver.h"
 
@@ -27,6 +28,10 @@ int main(int argc, char* argv[])
     parser.process(app);
 
     mcpscope::MainWindow window;
+    // SIGTERM/SIGINT quit through the event loop, so launched servers and stdio children are stopped.
+    mcpscope::TerminationWatcher termination;
+    QObject::connect(&termination, &mcpscope::TerminationWatcher::terminationRequested, &app, &QApplication::quit);
+    termination.watch();
     const QString workspace = parser.isSet(workspaceOpt)
         ? parser.value(workspaceOpt)
         : QSettings().value(QStringLiteral("workspace/lastPath")).toString();

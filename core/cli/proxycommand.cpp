@@ -1,5 +1,7 @@
 #include "proxycommand.h"
 
+#include "engine/terminationwatcher.h"
+
 #include "exitcodes.h"
 #include "fault/faultcontrolserver.h"
 #include "fault/faultproxy.h"
@@ -19,15 +21,6 @@
 namespace mcpscope {
 
 namespace {
-// The self-pipe: the signal handler may only write a byte; the event loop reads it.
-int signalPipe[2] = { -1, -1 };
-
-void onPosixSignal(int)
-{
-    const char byte = 1;
-    [[maybe_unused]] const auto written = ::write(signalPipe[1], &byte, 1);
-}
-
 bool parsePort(const QString& text, quint16* port)
 {
     bool ok = false;
@@ -45,13 +38,7 @@ ProxyCommand::ProxyCommand(QObject* parent)
     , m_err(stderr)
 { }
 
-ProxyCommand::~ProxyCommand()
-{
-    if (m_notifier) {
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-    }
-}
+ProxyCommand::~ProxyCommand() = default;
 
 int ProxyCommand::start(const QStringList& args)
 {
@@ -122,25 +109,13 @@ int ProxyCommand::start(const QStringList& args)
 
 bool ProxyCommand::watchSignals(QString* error)
 {
-    if (signalPipe[0] < 0 && ::pipe2(signalPipe, O_CLOEXEC | O_NONBLOCK) != 0) {
-        *error = tr("cannot create the signal pipe: %1").arg(QString::fromLocal8Bit(std::strerror(errno)));
-        return false;
-    }
-    m_notifier = new QSocketNotifier(signalPipe[0], QSocketNotifier::Read, this);
-    connect(m_notifier, &QSocketNotifier::activated, this, &ProxyCommand::onSignal);
-    struct sigaction action = {};
-    action.sa_handler = onPosixSignal;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    ::sigaction(SIGINT, &action, nullptr);
-    ::sigaction(SIGTERM, &action, nullptr);
-    return true;
+    auto* watcher = new TerminationWatcher(this);
+    connect(watcher, &TerminationWatcher::terminationRequested, this, &ProxyCommand::onSignal);
+    return watcher->watch(error);
 }
 
 void ProxyCommand::onSignal()
 {
-    char buffer[16];
-    while (::read(signalPipe[0], buffer, sizeof buffer) > 0) { }
     if (m_finished)
         return;
     m_finished = true;

@@ -4,7 +4,6 @@
 #include <QStringList>
 #include <QTextStream>
 
-class QSocketNotifier;
 
 namespace mcpscope {
 
@@ -41,7 +40,6 @@ private:
     QTextStream m_err;
     FaultProxy* m_proxy = nullptr;
     FaultControlServer* m_control = nullptr;
-    QSocketNotifier* m_notifier = nullptr;
     bool m_finished = false;
 };
 
