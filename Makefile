@@ -48,10 +48,16 @@ test: build
 test-asan:
 	$(MAKE) test PRESET=asan
 
+INSPECTOR_VERSION := 2.12.0
+
 bench: deps
 	@[ -f build-release/build.ninja ] || cmake --preset release
 	cmake --build --preset release
-	ctest --test-dir build-release -L bench --output-on-failure -V
+	@# The official Inspector is only a yardstick: a scratch install beside the build, not a pinned peer.
+	@[ -f build-release/inspector/node_modules/@modelcontextprotocol/inspector/package.json ] || \
+	  (echo "make bench: installing @modelcontextprotocol/inspector@$(INSPECTOR_VERSION) into build-release/inspector for the side-by-side start-up figures"; \
+	   npm install --prefix build-release/inspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)) || true
+	MCPSCOPE_INSPECTOR_DIR=$(CURDIR)/build-release/inspector ctest --test-dir build-release -L bench --output-on-failure -V
 
 # The recovery soak: 10,000 faulted calls; takes minutes, so neither `test` nor `bench` runs it.
 soak: deps

@@ -269,8 +269,13 @@ void MainWindow::createDocks()
              CallOutcome::ProtocolError, CallOutcome::Timeout, CallOutcome::TransportError, CallOutcome::BreakerOpen,
              CallOutcome::NotDispatched, CallOutcome::NeedsAuth, CallOutcome::Cancelled, CallOutcome::Pending })
         m_callsOutcome->addItem(Presentation::outcomeText(outcome), int(outcome));
+    m_callsTool = new QLineEdit(callsHost);
+    m_callsTool->setObjectName(QStringLiteral("callsTool"));
+    m_callsTool->setPlaceholderText(tr("Tool"));
+    m_callsTool->setClearButtonEnabled(true);
     filterBar->addWidget(m_callsSearch, 3);
     filterBar->addWidget(m_callsServer, 1);
+    filterBar->addWidget(m_callsTool, 1);
     filterBar->addWidget(m_callsOutcome, 1);
     callsLayout->addLayout(filterBar);
     auto* callsSplit = new QSplitter(Qt::Horizontal, callsHost);
@@ -286,6 +291,7 @@ void MainWindow::createDocks()
     callsDock->setWidget(callsHost);
     addDockWidget(Qt::BottomDockWidgetArea, callsDock);
     connect(m_callsSearch, &QLineEdit::textChanged, this, &MainWindow::applyCallsFilter);
+    connect(m_callsTool, &QLineEdit::textChanged, this, &MainWindow::applyCallsFilter);
     connect(m_callsServer, &QComboBox::currentIndexChanged, this, &MainWindow::applyCallsFilter);
     connect(m_callsOutcome, &QComboBox::currentIndexChanged, this, &MainWindow::applyCallsFilter);
     connect(m_callsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::showCallDetails);
@@ -790,6 +796,10 @@ void MainWindow::applyCallsFilter()
     if (m_callsServer->currentIndex() > 0)
         servers.insert(m_callsServer->currentText());
     m_callsFilter->setServers(servers);
+    QSet<QString> tools;
+    if (!m_callsTool->text().trimmed().isEmpty())
+        tools.insert(m_callsTool->text().trimmed());
+    m_callsFilter->setTools(tools);
     QList<CallOutcome> outcomes;
     if (m_callsOutcome->currentData().toInt() >= 0)
         outcomes.append(CallOutcome(m_callsOutcome->currentData().toInt()));

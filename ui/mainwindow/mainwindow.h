@@ -118,6 +118,7 @@ private:
     QTableView* m_callsView = nullptr;
     TimelineView* m_timeline = nullptr;
     QLineEdit* m_callsSearch = nullptr;
+    QLineEdit* m_callsTool = nullptr;
     QComboBox* m_callsOutcome = nullptr;
     QComboBox* m_callsServer = nullptr;
     QTableView* m_trafficView = nullptr;
