@@ -1,0 +1,58 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QString>
+#include <QStringList>
+
+namespace mcpscope {
+
+struct ServerConfig;
+
+/// Removes secrets from call records and wire messages before they reach the call log.
+///
+/// Two kinds of secret are known:
+/// - sensitive header names (Authorization, Cookie, Set-Cookie, Proxy-Authorization, plus names the
+///   user marks): the value after "Name:" in text, and the value of a JSON member with that name,
+///   become "[redacted]";
+/// - secret values (env values of a server's secretEnv vars, values of its sensitive headers): every
+///   occurrence of the value, anywhere, becomes "[redacted]".
+///
+/// A Redactor is a value: configure it on one thread, then copies may be used from any thread.
+class Redactor
+{
+public:
+    Redactor();
+
+    static QString placeholder() { return QStringLiteral("[redacted]"); }
+    static QStringList defaultSensitiveHeaders();
+
+    void addSensitiveHeader(const QString& name);
+    /// Values shorter than 4 characters are ignored: replacing them would shred unrelated text.
+    void addSecretValue(const QString& value);
+    /// The server's secretEnv values, its headers' names if marked, and the values of its sensitive headers.
+    void addServer(const ServerConfig& config);
+
+    QStringList sensitiveHeaders() const { return m_headers; }
+
+    QString redactText(const QString& text) const;
+    QJsonValue redactJson(const QJsonValue& value) const;
+    QJsonObject redactRecord(const CallRecord& record) const;
+    /// Returns bytes itself (no copy, no re-encoding) when nothing in it is secret.
+    QByteArray redactWire(const QByteArray& bytes) const;
+
+private:
+    void rebuild();
+    bool isSensitiveName(const QString& name) const;
+    bool mentionsHeader(const QString& text) const;
+
+    QStringList m_headers;
+    QStringList m_values;
+    QRegularExpression m_jsonMember; ///< "Authorization": "value" inside raw JSON text
+    QRegularExpression m_headerLine; ///< Authorization: value, up to the line's (or JSON string's) end
+};
+
+} // namespace mcpscope
