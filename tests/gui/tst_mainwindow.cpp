@@ -123,8 +123,10 @@ void TestMainWindow::init()
     // Every view's model chain runs under the tester from before any data arrives.
     auto* servers = m_window->findChild<QTreeView*>(QStringLiteral("serversView"));
     QVERIFY(servers);
+    auto* traffic = m_window->findChild<QTableView*>(QStringLiteral("trafficView"));
+    QVERIFY(traffic);
     for (QAbstractItemModel* model : { servers->model(), m_window->toolsView()->model(), m_window->callsView()->model(),
-             static_cast<QAbstractItemModel*>(m_window->callsModel()) })
+             static_cast<QAbstractItemModel*>(m_window->callsModel()), traffic->model() })
         m_testers.push_back(
             std::make_unique<QAbstractItemModelTester>(model, QAbstractItemModelTester::FailureReportingMode::QtTest));
 }
