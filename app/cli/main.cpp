@@ -9,11 +9,14 @@ int main(int argc, char* argv[])
     QCoreApplication::setApplicationName(QStringLiteral("mcpscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(MCPSCOPE_VERSION));
     mcpscope::CliApp cli;
-    // Interrupted: exit 130 the normal way, so the server (and anything launched) is stopped.
+    // Interrupted: exit 128+signal the normal way, so the server (and anything launched) is stopped.
+    // `proxy` runs until a signal by design and answers it itself with exit 0.
     mcpscope::TerminationWatcher termination;
-    QObject::connect(&termination, &mcpscope::TerminationWatcher::terminationRequested, &app,
-        [](int signal) { QCoreApplication::exit(128 + signal); });
-    termination.watch();
+    if (QCoreApplication::arguments().value(1) != QLatin1String("proxy")) {
+        QObject::connect(&termination, &mcpscope::TerminationWatcher::terminationRequested, &app,
+            [](int signal) { QCoreApplication::exit(128 + signal); });
+        termination.watch();
+    }
     QObject::connect(&cli, &mcpscope::CliApp::finished, &app, &QCoreApplication::exit);
     const int immediate = cli.start(QCoreApplication::arguments());
     if (immediate >= 0)
