@@ -241,7 +241,7 @@ void MainWindow::createDocks()
     m_serversView->setContextMenuPolicy(Qt::ActionsContextMenu);
     m_serversView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     for (int column : { int(ServerListModelColumn::BreakerCooldownEnd), int(ServerListModelColumn::InFlight),
-             int(ServerListModelColumn::ProtocolVersion), int(ServerListModelColumn::ConsecutiveFailures) })
+             int(ServerListModelColumn::ConsecutiveFailures) })
         m_serversView->hideColumn(column);
     serversDock->setWidget(m_serversView);
     addDockWidget(Qt::LeftDockWidgetArea, serversDock);
