@@ -19,8 +19,8 @@ int main(int argc, char* argv[])
     parser.setApplicationDescription(QStringLiteral("Native desktop inspector for MCP servers"));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption workspaceOpt(QStringLiteral("workspace"),
-        QStringLiteral("Open this workspace or mcp.json file."), QStringLiteral("file"));
+    const QCommandLineOption workspaceOpt(
+        QStringLiteral("workspace"), QStringLiteral("Open this workspace or mcp.json file."), QStringLiteral("file"));
     const QCommandLineOption connectOpt(QStringLiteral("connect"), QStringLiteral("Connect every server at start."));
     const QCommandLineOption screenshotsOpt(QStringLiteral("screenshots"),
         QStringLiteral("Run the scripted demo sequence, write PNGs into DIR, then quit."), QStringLiteral("dir"));

@@ -44,8 +44,7 @@ std::optional<DispatchVerdict> verdictFromName(const QString& name)
     return std::nullopt;
 }
 
-template<typename T>
-QJsonArray toArray(const QList<T>& items)
+template <typename T> QJsonArray toArray(const QList<T>& items)
 {
     QJsonArray array;
     for (const T& item : items)
@@ -53,8 +52,7 @@ QJsonArray toArray(const QList<T>& items)
     return array;
 }
 
-template<typename T>
-QList<T> fromArray(const QJsonValue& value)
+template <typename T> QList<T> fromArray(const QJsonValue& value)
 {
     QList<T> items;
     for (const QJsonValue& item : value.toArray())
@@ -198,9 +196,10 @@ CallRecord CallRecord::fromJson(const QJsonObject& o, QString* error)
     CallRecord r;
     const int schema = int(num(o, "schema"));
     if (error && schema > SchemaVersion)
-        *error = QCoreApplication::translate("CallRecord", "call record schema %1 is newer than this McpScope reads (%2)")
-                     .arg(schema)
-                     .arg(SchemaVersion);
+        *error
+            = QCoreApplication::translate("CallRecord", "call record schema %1 is newer than this McpScope reads (%2)")
+                  .arg(schema)
+                  .arg(SchemaVersion);
     r.callId = str(o, "callId");
     r.server = str(o, "server");
     r.transport = str(o, "transport");

@@ -25,7 +25,7 @@ enum class CallOutcome {
     NotDispatched,
     Cancelled,
     TransportError, ///< a final transport failure with no rule above it (e.g. a failed retry of a read)
-    Interrupted,    ///< the app stopped while the call was in flight
+    Interrupted, ///< the app stopped while the call was in flight
 };
 
 QString outcomeName(CallOutcome outcome);
@@ -35,9 +35,9 @@ std::optional<CallOutcome> outcomeFromName(QStringView name);
 struct CallAttempt
 {
     int number = 1;
-    QString requestId;      ///< the JSON-RPC id, as text
+    QString requestId; ///< the JSON-RPC id, as text
     QString sessionId;
-    qint64 sentAt = 0;      ///< ms since the epoch
+    qint64 sentAt = 0; ///< ms since the epoch
     qint64 firstByteAt = 0; ///< when the answer began to arrive (0 when none did)
     qint64 endedAt = 0;
     int httpStatus = 0;
@@ -99,7 +99,7 @@ struct CallRecord
     QJsonObject arguments;
     QJsonObject annotations; ///< the snapshot the decision used
     bool toolListed = false;
-    QJsonObject policy;      ///< the policy in force (idempotentReplay, breaker settings)
+    QJsonObject policy; ///< the policy in force (idempotentReplay, breaker settings)
     qint64 startedAt = 0;
     qint64 endedAt = 0;
     QList<CallAttempt> attempts;

@@ -4,8 +4,8 @@
 #include "conformanceclient.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
-#include "proxycommand.h"
 #include "fault/faultproxy.h"
+#include "proxycommand.h"
 #include "scriptrunner.h"
 
 #include <QCommandLineParser>
@@ -46,8 +46,7 @@ CliApp::CliApp(QObject* parent)
     : QObject(parent)
     , m_out(stdout)
     , m_err(stderr)
-{
-}
+{ }
 
 CliApp::~CliApp() = default;
 
@@ -132,8 +131,9 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption versionOpt(QStringLiteral("version"));
     const QCommandLineOption faultProxyOpt(QStringLiteral("fault-proxy"));
     const QCommandLineOption logOpt(QStringLiteral("log"), {}, QStringLiteral("file"));
-    parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt,
-        logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt });
+    parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt,
+        serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt,
+        elicitContentOpt, responsesOpt, helpOpt, versionOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
@@ -208,8 +208,8 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
             for (const QString& word : words.mid(1)) {
                 if (!word.startsWith(QLatin1Char('-')) && !word.contains(QLatin1Char('='))) {
                     static const QStringList generic { QStringLiteral("index"), QStringLiteral("main"),
-                        QStringLiteral("server"), QStringLiteral("dist"), QStringLiteral("build"), QStringLiteral("lib"),
-                        QStringLiteral("src"), QStringLiteral("bin") };
+                        QStringLiteral("server"), QStringLiteral("dist"), QStringLiteral("build"),
+                        QStringLiteral("lib"), QStringLiteral("src"), QStringLiteral("bin") };
                     QFileInfo info(word);
                     m_config.name = info.completeBaseName();
                     while (generic.contains(m_config.name) && info.absolutePath() != info.absoluteFilePath()) {
@@ -300,16 +300,17 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     if (parser.isSet(rootOpt)) {
         QJsonArray roots;
         for (const QString& root : parser.values(rootOpt)) {
-            const QUrl url = root.contains(QLatin1String("://")) ? QUrl(root)
-                                                                 : QUrl::fromLocalFile(QFileInfo(root).absoluteFilePath());
+            const QUrl url = root.contains(QLatin1String("://"))
+                ? QUrl(root)
+                : QUrl::fromLocalFile(QFileInfo(root).absoluteFilePath());
             roots.append(QJsonObject { { QStringLiteral("uri"), url.toString() },
                 { QStringLiteral("name"), QFileInfo(url.path()).fileName() } });
         }
         script.insert(QStringLiteral("roots"), roots);
     }
     if (parser.isSet(samplingOpt))
-        script.insert(QStringLiteral("sampling"),
-            QJsonObject { { QStringLiteral("text"), parser.value(samplingOpt) } });
+        script.insert(
+            QStringLiteral("sampling"), QJsonObject { { QStringLiteral("text"), parser.value(samplingOpt) } });
     if (parser.isSet(elicitOpt) || parser.isSet(elicitContentOpt)) {
         const QString action = parser.value(elicitOpt).isEmpty() ? QStringLiteral("accept") : parser.value(elicitOpt);
         if (action != QLatin1String("accept") && action != QLatin1String("decline")
@@ -362,7 +363,8 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     if (parser.isSet(stderrOpt)) {
         m_stderrFile = std::make_unique<QFile>(parser.value(stderrOpt));
         if (!m_stderrFile->open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Text)) {
-            *error = tr("cannot write server stderr to %1: %2").arg(m_stderrFile->fileName(), m_stderrFile->errorString());
+            *error
+                = tr("cannot write server stderr to %1: %2").arg(m_stderrFile->fileName(), m_stderrFile->errorString());
             return false;
         }
         m_stderrStream = std::make_unique<QTextStream>(m_stderrFile.get());
@@ -386,7 +388,8 @@ int CliApp::start(const QStringList& arguments)
     }
     QString error;
     if (!parse(arguments, &error)) {
-        m_err << "mcpscope-cli: " << error << "\n" << "Try 'mcpscope-cli --help'.\n";
+        m_err << "mcpscope-cli: " << error << "\n"
+              << "Try 'mcpscope-cli --help'.\n";
         m_err.flush();
         return ExitUsage;
     }
@@ -454,8 +457,9 @@ void CliApp::onReady()
     if (!m_logLevel.isEmpty()) {
         RequestOptions options;
         options.timeoutMs = m_timeoutMs;
-        m_connection->session()->request(QStringLiteral("logging/setLevel"),
-            { { QStringLiteral("level"), m_logLevel } }, options, [this](const Reply&) { runCommand(); }, this);
+        m_connection->session()->request(
+            QStringLiteral("logging/setLevel"), { { QStringLiteral("level"), m_logLevel } }, options,
+            [this](const Reply&) { runCommand(); }, this);
         return;
     }
     runCommand();
@@ -472,7 +476,9 @@ QJsonObject CliApp::parseJsonArg(int index, bool* ok)
         *ok = false;
         fail(tr("arguments must be a JSON object, not '%1'%2")
                  .arg(m_commandArgs.at(index),
-                     error.error == QJsonParseError::NoError ? QString() : QStringLiteral(" (") + error.errorString() + QLatin1Char(')')),
+                     error.error == QJsonParseError::NoError
+                         ? QString()
+                         : QStringLiteral(" (") + error.errorString() + QLatin1Char(')')),
             ExitUsage);
         return {};
     }
@@ -533,11 +539,10 @@ void CliApp::runCommand()
             || (m_commandArgs.at(0) != QLatin1String("prompt") && m_commandArgs.at(0) != QLatin1String("resource")))
             return fail(tr("usage: complete prompt|resource NAME-OR-URI ARGUMENT [VALUE]"), ExitUsage);
         const bool prompt = m_commandArgs.at(0) == QLatin1String("prompt");
-        const QJsonObject ref = prompt
-            ? QJsonObject { { QStringLiteral("type"), QStringLiteral("ref/prompt") },
-                  { QStringLiteral("name"), m_commandArgs.at(1) } }
-            : QJsonObject { { QStringLiteral("type"), QStringLiteral("ref/resource") },
-                  { QStringLiteral("uri"), m_commandArgs.at(1) } };
+        const QJsonObject ref = prompt ? QJsonObject { { QStringLiteral("type"), QStringLiteral("ref/prompt") },
+            { QStringLiteral("name"), m_commandArgs.at(1) } }
+                                       : QJsonObject { { QStringLiteral("type"), QStringLiteral("ref/resource") },
+                                             { QStringLiteral("uri"), m_commandArgs.at(1) } };
         session->request(QStringLiteral("completion/complete"),
             { { QStringLiteral("ref"), ref },
                 { QStringLiteral("argument"),
@@ -564,8 +569,8 @@ void CliApp::runCommand()
                 { QStringLiteral("attempts"), int(record.attempts.size()) } };
             if (record.outcome == CallOutcome::Success || record.outcome == CallOutcome::ToolError) {
                 ClientSession* current = m_connection->session();
-                const ToolCallResult call = ToolCallResult::fromResult(
-                    record.result.toObject(), current ? current->tool(toolName) : nullptr);
+                const ToolCallResult call
+                    = ToolCallResult::fromResult(record.result.toObject(), current ? current->tool(toolName) : nullptr);
                 extra.insert(QStringLiteral("isError"), call.isError);
                 extra.insert(QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict));
                 if (!call.schemaError.isEmpty())
@@ -584,8 +589,8 @@ void CliApp::runCommand()
                 extra.insert(QStringLiteral("error"), record.error);
             const QString message = record.outcome == CallOutcome::OutcomeUncertain
                 ? record.result.toObject().value(QLatin1String("message")).toString()
-                : record.error.value(QLatin1String("message")).toString(
-                    record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error);
+                : record.error.value(QLatin1String("message"))
+                      .toString(record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error);
             fail(message, ScriptRunner::exitCodeFor(record.outcome), extra);
         });
     } else if (m_command == QLatin1String("run")) {
@@ -671,7 +676,9 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
             for (auto f = sub.constBegin(); f != sub.constEnd(); ++f)
                 if (f.value().toBool())
                     flags.append(f.key());
-            names.append(flags.isEmpty() ? it.key() : it.key() + QStringLiteral(" (") + flags.join(QStringLiteral(", ")) + QLatin1Char(')'));
+            names.append(flags.isEmpty()
+                    ? it.key()
+                    : it.key() + QStringLiteral(" (") + flags.join(QStringLiteral(", ")) + QLatin1Char(')'));
         }
         o << names.join(QStringLiteral(", ")) << '\n';
         const QString instructions = result.value(QLatin1String("instructions")).toString();
@@ -701,8 +708,9 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
             blocks = { message.toObject().value(QLatin1String("content")) };
             for (const QJsonValue& block : std::as_const(blocks)) {
                 const QJsonObject b = block.toObject();
-                o << (b.value(QLatin1String("type")) == QLatin1String("text") ? b.value(QLatin1String("text")).toString()
-                                                                              : compactJson(b))
+                o << (b.value(QLatin1String("type")) == QLatin1String("text")
+                        ? b.value(QLatin1String("text")).toString()
+                        : compactJson(b))
                   << '\n';
             }
             blocks = {};

@@ -19,7 +19,6 @@ int exitCodeFor(FailureKind kind)
     }
 }
 
-
 int exitCodeFor(const Reply& reply)
 {
     switch (reply.status) {
@@ -35,6 +34,5 @@ int exitCodeFor(const Reply& reply)
     }
     return ExitTransportFailure;
 }
-
 
 } // namespace mcpscope

@@ -4,7 +4,6 @@
 #include <QStringList>
 #include <QTextStream>
 
-
 namespace mcpscope {
 
 class FaultControlServer;

@@ -6,8 +6,7 @@ namespace mcpscope {
 
 ScriptedResponder::ScriptedResponder(QJsonObject script)
     : m_script(std::move(script))
-{
-}
+{ }
 
 QJsonObject ScriptedResponder::capabilities() const
 {
@@ -53,11 +52,12 @@ void ScriptedResponder::respond(const JsonRpcMessage& request, Reply reply)
     if (request.method == QLatin1String("sampling/createMessage")) {
         const QJsonValue sampling = m_script.value(QLatin1String("sampling"));
         if (!sampling.isObject()) {
-            reply({}, JsonRpcError { -1,
-                          QCoreApplication::translate("ScriptedResponder",
-                              "McpScope declined the sampling request: no sampling answer was scripted "
-                              "(use --sampling-text)"),
-                          {} });
+            reply({},
+                JsonRpcError { -1,
+                    QCoreApplication::translate("ScriptedResponder",
+                        "McpScope declined the sampling request: no sampling answer was scripted "
+                        "(use --sampling-text)"),
+                    {} });
             return;
         }
         const QJsonObject object = sampling.toObject();
@@ -65,15 +65,16 @@ void ScriptedResponder::respond(const JsonRpcMessage& request, Reply reply)
             reply(object, std::nullopt);
             return;
         }
-        reply(QJsonObject {
-                  { QStringLiteral("role"), QStringLiteral("assistant") },
-                  { QStringLiteral("content"),
-                      QJsonObject { { QStringLiteral("type"), QStringLiteral("text") },
-                          { QStringLiteral("text"), object.value(QLatin1String("text")).toString() } } },
-                  { QStringLiteral("model"),
-                      object.value(QLatin1String("model")).toString(QStringLiteral("mcpscope-scripted")) },
-                  { QStringLiteral("stopReason"), QStringLiteral("endTurn") },
-              },
+        reply(
+            QJsonObject {
+                { QStringLiteral("role"), QStringLiteral("assistant") },
+                { QStringLiteral("content"),
+                    QJsonObject { { QStringLiteral("type"), QStringLiteral("text") },
+                        { QStringLiteral("text"), object.value(QLatin1String("text")).toString() } } },
+                { QStringLiteral("model"),
+                    object.value(QLatin1String("model")).toString(QStringLiteral("mcpscope-scripted")) },
+                { QStringLiteral("stopReason"), QStringLiteral("endTurn") },
+            },
             std::nullopt);
         return;
     }

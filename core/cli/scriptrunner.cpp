@@ -23,8 +23,7 @@ ScriptRunner::ScriptRunner(ServerConnection* connection, FaultProxy* proxy, QTex
     , m_connection(connection)
     , m_proxy(proxy)
     , m_out(out)
-{
-}
+{ }
 
 bool ScriptRunner::load(const QString& script, QString* error)
 {
@@ -35,7 +34,9 @@ bool ScriptRunner::load(const QString& script, QString* error)
             continue;
         const QString word = line.section(QLatin1Char(' '), 0, 0);
         if (!StepNames.contains(word)) {
-            *error = tr("line %1: unknown step '%2' (one of: %3)").arg(i + 1).arg(word, StepNames.join(QStringLiteral(", ")));
+            *error = tr("line %1: unknown step '%2' (one of: %3)")
+                         .arg(i + 1)
+                         .arg(word, StepNames.join(QStringLiteral(", ")));
             return false;
         }
         if (word == QLatin1String("call")) {
@@ -149,18 +150,20 @@ void ScriptRunner::next()
         if (!ok)
             out.insert(QStringLiteral("error"), error);
         // The DELETE is asynchronous; give it a moment so the next step sees the expired session.
-        QTimer::singleShot(serverSide ? 200 : 0, this, [this, out, ok] { emitStep(out, ok ? ExitSuccess : ExitUsage); });
+        QTimer::singleShot(
+            serverSide ? 200 : 0, this, [this, out, ok] { emitStep(out, ok ? ExitSuccess : ExitUsage); });
     } else if (step == QLatin1String("reconnect")) {
         const QString before = m_connection->sessionId();
         m_connection->noteEvent(QStringLiteral("action"), tr("reconnect requested by the script"));
-        m_connection->reconnector()->join(before, 15000, this, [this, out, before](const Reconnector::Result& result) mutable {
-            out.insert(QStringLiteral("ok"), result.ok);
-            out.insert(QStringLiteral("oldSessionId"), before);
-            out.insert(QStringLiteral("newSessionId"), result.newSessionId);
-            if (!result.ok)
-                out.insert(QStringLiteral("error"), result.error);
-            emitStep(out, result.ok ? ExitSuccess : ExitTransportFailure);
-        });
+        m_connection->reconnector()->join(
+            before, 15000, this, [this, out, before](const Reconnector::Result& result) mutable {
+                out.insert(QStringLiteral("ok"), result.ok);
+                out.insert(QStringLiteral("oldSessionId"), before);
+                out.insert(QStringLiteral("newSessionId"), result.newSessionId);
+                if (!result.ok)
+                    out.insert(QStringLiteral("error"), result.error);
+                emitStep(out, result.ok ? ExitSuccess : ExitTransportFailure);
+            });
     } else if (step == QLatin1String("kill")) {
         out.insert(QStringLiteral("sessionId"), m_connection->sessionId());
         m_connection->killTransport();
@@ -206,8 +209,9 @@ void ScriptRunner::next()
         out.insert(QStringLiteral("fault"), name);
         out.insert(QStringLiteral("count"), count);
         const bool stdio = m_connection->activeTransport() == TransportKind::Stdio;
-        if (stdio && (name == QLatin1String("kill-after-write") || name == QLatin1String("close-stdin")
-                         || name == QLatin1String("delay"))) {
+        if (stdio
+            && (name == QLatin1String("kill-after-write") || name == QLatin1String("close-stdin")
+                || name == QLatin1String("delay"))) {
             const ServerConnection::StdioFault fault = name == QLatin1String("kill-after-write")
                 ? ServerConnection::StdioFault::KillAfterWrite
                 : name == QLatin1String("close-stdin") ? ServerConnection::StdioFault::CloseStdin

@@ -4,8 +4,7 @@ namespace mcpscope {
 
 Engine::Engine(QObject* parent)
     : QObject(parent)
-{
-}
+{ }
 
 Engine::~Engine()
 {

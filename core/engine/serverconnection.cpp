@@ -14,10 +14,10 @@
 #include <QTcpSocket>
 
 #include <csignal>
-#include <unistd.h>
 #include <QJsonArray>
 #include <QTimer>
 #include <QUuid>
+#include <unistd.h>
 
 namespace mcpscope {
 
@@ -25,7 +25,7 @@ namespace {
 /// The reverse-DNS _meta key of attempt identity (RECOVERY.md §7): a retry keeps the call id.
 const QString AttemptMetaKey = QStringLiteral("io.github.mcpscope/attempt");
 constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
-constexpr qint64 AuthWaitMs = 10000;      // R2 (bifrost MCPSharedAuthRetryReconnectBudget)
+constexpr qint64 AuthWaitMs = 10000; // R2 (bifrost MCPSharedAuthRetryReconnectBudget)
 
 qint64 wallClock()
 {
@@ -59,10 +59,11 @@ ServerConnection::ServerConnection(ServerConfig config, QObject* parent)
         [this](std::function<void(bool, const QString&, const QString&)> done) { reconnectSession(std::move(done)); });
     connect(m_reconnector, &Reconnector::finished, this, [this](const Reconnector::Result& result) {
         noteEvent(QStringLiteral("reconnect"),
-            result.ok ? tr("reconnected: session %1 → %2 in %3 ms")
-                            .arg(result.oldSessionId.isEmpty() ? tr("(none)") : result.oldSessionId, result.newSessionId)
-                            .arg(result.durationMs)
-                      : tr("reconnect failed: %1").arg(result.error));
+            result.ok
+                ? tr("reconnected: session %1 → %2 in %3 ms")
+                      .arg(result.oldSessionId.isEmpty() ? tr("(none)") : result.oldSessionId, result.newSessionId)
+                      .arg(result.durationMs)
+                : tr("reconnect failed: %1").arg(result.error));
         if (result.ok) {
             // A healed session is independent evidence that the server is alive (RECOVERY.md §6).
             m_breaker->recordReconnectSuccess();
@@ -158,7 +159,8 @@ void ServerConnection::waitForLauncherPort(int attemptsLeft)
         probe->deleteLater();
         QTimer::singleShot(150, this, [this, attemptsLeft] { waitForLauncherPort(attemptsLeft - 1); });
     });
-    probe->connectToHost(m_config.url.host(), quint16(m_config.url.port(m_config.url.scheme() == QLatin1String("https") ? 443 : 80)));
+    probe->connectToHost(
+        m_config.url.host(), quint16(m_config.url.port(m_config.url.scheme() == QLatin1String("https") ? 443 : 80)));
 }
 
 void ServerConnection::stopLauncher()
@@ -422,15 +424,15 @@ void ServerConnection::reconnectSession(std::function<void(bool, const QString&,
     });
 }
 
-QString ServerConnection::callTool(
-    const QString& tool, const QJsonObject& arguments, const CallOptions& options, std::function<void(const CallRecord&)> done)
+QString ServerConnection::callTool(const QString& tool, const QJsonObject& arguments, const CallOptions& options,
+    std::function<void(const CallRecord&)> done)
 {
     return call(QStringLiteral("tools/call"),
         { { QStringLiteral("name"), tool }, { QStringLiteral("arguments"), arguments } }, options, std::move(done));
 }
 
-QString ServerConnection::call(
-    const QString& method, const QJsonObject& params, const CallOptions& options, std::function<void(const CallRecord&)> done)
+QString ServerConnection::call(const QString& method, const QJsonObject& params, const CallOptions& options,
+    std::function<void(const CallRecord&)> done)
 {
     auto c = std::make_shared<Call>();
     c->params = params;
@@ -470,7 +472,8 @@ QString ServerConnection::call(
         const Decision d = RetryPolicy::breakerOpen(message);
         r.decisions.append({ 0, d.rule, RetryPolicy::actionName(d.action), d.reason });
         r.rule = d.rule;
-        r.error = { { QStringLiteral("message"), message }, { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+        r.error = { { QStringLiteral("message"), message },
+            { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
         finishCall(c, CallOutcome::BreakerOpen);
         return r.callId;
     }
@@ -521,16 +524,17 @@ void ServerConnection::startAttempt(const std::shared_ptr<Call>& c)
         if (fault && stdio && fault->fault == StdioFault::KillAfterWrite) {
             // Connected before the request goes out: a fast pipe reports the write inside request().
             auto connection = std::make_shared<QMetaObject::Connection>();
-            *connection = connect(stdio, &Transport::requestWritten, this, [this, stdio, c, connection](const QJsonValue& written) {
-                if (!c->requestId.isUndefined() && idKey(written) != idKey(c->requestId))
-                    return;
-                QObject::disconnect(*connection);
-                // The bytes are in the pipe: kill now, before the child can answer.
-                stdio->abort();
-                noteEvent(QStringLiteral("fault"),
-                    tr("kill-after-write: killed the stdio server after request %1 was written")
-                        .arg(idKey(written).mid(1)));
-            });
+            *connection = connect(
+                stdio, &Transport::requestWritten, this, [this, stdio, c, connection](const QJsonValue& written) {
+                    if (!c->requestId.isUndefined() && idKey(written) != idKey(c->requestId))
+                        return;
+                    QObject::disconnect(*connection);
+                    // The bytes are in the pipe: kill now, before the child can answer.
+                    stdio->abort();
+                    noteEvent(QStringLiteral("fault"),
+                        tr("kill-after-write: killed the stdio server after request %1 was written")
+                            .arg(idKey(written).mid(1)));
+                });
         }
         // Stopped before the write, killed right after it: the request is in the pipe but the child
         // can never have answered, however fast it is (and however slow we are under a sanitizer).
@@ -593,7 +597,8 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
     // compete with the reconnect for the server's time.
     if (failure->kind == FailureKind::SessionExpired && m_session && m_session->sessionId() == attempt.sessionId)
         m_session->transport()->forgetSession();
-    attempt.error = reply.status == Reply::Status::Ok ? tr("the tool reported an error (isError: true)") : reply.describe();
+    attempt.error
+        = reply.status == Reply::Status::Ok ? tr("the tool reported an error (isError: true)") : reply.describe();
     if (failure->kind == FailureKind::ToolError)
         r.result = reply.result;
     if (reply.status == Reply::Status::RpcError)
@@ -700,7 +705,9 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
                 || (verdict && (*verdict == DispatchVerdict::Unknown || *verdict == DispatchVerdict::Executed));
         }
         if (earlierMayHaveRun && (outcome == CallOutcome::NotDispatched || outcome == CallOutcome::NeedsAuth)) {
-            const bool readOnly = c->isToolCall ? (c->annotations && c->annotations->value(QLatin1String("readOnlyHint")) == QJsonValue(true)) : true;
+            const bool readOnly = c->isToolCall
+                ? (c->annotations && c->annotations->value(QLatin1String("readOnlyHint")) == QJsonValue(true))
+                : true;
             outcome = readOnly ? CallOutcome::TransportError : CallOutcome::OutcomeUncertain;
         }
         if (d.reconnect) {
@@ -721,20 +728,21 @@ void ServerConnection::healThen(const std::shared_ptr<Call>& c, qint64 waitMs, s
 {
     const QString oldSession = c->record.attempts.isEmpty() ? sessionId() : c->record.attempts.last().sessionId;
     const qint64 started = wallClock();
-    m_reconnector->join(oldSession, waitMs, this, [this, c, oldSession, started, next](const Reconnector::Result& result) {
-        if (c->finished)
-            return;
-        CallReconnect reconnect;
-        reconnect.oldSessionId = oldSession;
-        reconnect.newSessionId = result.newSessionId;
-        reconnect.startedAt = started;
-        reconnect.durationMs = wallClock() - started;
-        reconnect.ok = result.ok;
-        reconnect.error = result.error;
-        c->record.reconnects.append(reconnect);
-        publish(c);
-        next(result.ok);
-    });
+    m_reconnector->join(
+        oldSession, waitMs, this, [this, c, oldSession, started, next](const Reconnector::Result& result) {
+            if (c->finished)
+                return;
+            CallReconnect reconnect;
+            reconnect.oldSessionId = oldSession;
+            reconnect.newSessionId = result.newSessionId;
+            reconnect.startedAt = started;
+            reconnect.durationMs = wallClock() - started;
+            reconnect.ok = result.ok;
+            reconnect.error = result.error;
+            c->record.reconnects.append(reconnect);
+            publish(c);
+            next(result.ok);
+        });
 }
 
 void ServerConnection::finishCall(const std::shared_ptr<Call>& c, CallOutcome outcome)

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "calllog/callrecord.h"
-#include "fault/faultproxy.h"
 #include "config/serverconfig.h"
+#include "fault/faultproxy.h"
 #include "session/clientsession.h"
 
 #include <QHash>
@@ -36,8 +36,18 @@ class ServerConnection : public QObject
 {
     Q_OBJECT
 public:
-    enum class State { Disconnected, Connecting, Initializing, Ready, Suspect, Reconnecting, Parked, NeedsAuth,
-        Failed, Closed };
+    enum class State {
+        Disconnected,
+        Connecting,
+        Initializing,
+        Ready,
+        Suspect,
+        Reconnecting,
+        Parked,
+        NeedsAuth,
+        Failed,
+        Closed
+    };
     Q_ENUM(State)
 
     enum class StdioFault { KillAfterWrite, CloseStdin, Delay };

@@ -23,8 +23,7 @@ void onPosixSignal(int signal)
 
 TerminationWatcher::TerminationWatcher(QObject* parent)
     : QObject(parent)
-{
-}
+{ }
 
 TerminationWatcher::~TerminationWatcher()
 {

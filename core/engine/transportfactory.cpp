@@ -35,8 +35,9 @@ std::unique_ptr<Transport> createTransport(const ServerConfig& config, QString* 
     if (!config.url.isValid() || config.url.host().isEmpty()
         || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))) {
         if (error)
-            *error = QCoreApplication::translate("Engine", "Server '%1' has no usable URL ('%2'): it must be http:// or "
-                                                           "https:// with a host.")
+            *error = QCoreApplication::translate("Engine",
+                "Server '%1' has no usable URL ('%2'): it must be http:// or "
+                "https:// with a host.")
                          .arg(config.name, config.url.toString());
         return nullptr;
     }

@@ -245,7 +245,8 @@ QJsonValue ClientSession::request(const QString& method, const QJsonObject& para
 void ClientSession::dispatch(const JsonRpcMessage& message, const RequestOptions& options)
 {
     const qint64 maxTotal = options.maxTotalMs > 0 ? options.maxTotalMs : options.timeoutMs * 10;
-    const QJsonValue token = message.params.value(QLatin1String("_meta")).toObject().value(QLatin1String("progressToken"));
+    const QJsonValue token
+        = message.params.value(QLatin1String("_meta")).toObject().value(QLatin1String("progressToken"));
     m_tracker.track(message.id, message.method, options.timeoutMs, maxTotal, token);
     m_transport->send(message);
 }
@@ -323,10 +324,10 @@ void ClientSession::onReply(const JsonRpcMessage& message)
         if (m_tracker.wasAbandoned(message.id))
             ++m_lateResponses;
         else
-            Q_EMIT protocolWarning(tr("Server '%1' sent a response to unknown request id %2.")
-                                       .arg(m_options.serverName,
-                                           QString::fromUtf8(QJsonDocument(QJsonArray { message.id })
-                                                                 .toJson(QJsonDocument::Compact))));
+            Q_EMIT protocolWarning(
+                tr("Server '%1' sent a response to unknown request id %2.")
+                    .arg(m_options.serverName,
+                        QString::fromUtf8(QJsonDocument(QJsonArray { message.id }).toJson(QJsonDocument::Compact))));
         return;
     }
     Reply reply;
@@ -375,11 +376,11 @@ void ClientSession::onServerRequest(const JsonRpcMessage& message)
         m_responder->respond(message, send);
         return;
     }
-    send({}, JsonRpcError { ErrorCode::MethodNotFound,
-                 capability.isEmpty() ? tr("Method not found: %1").arg(message.method)
-                                      : tr("Method not found: the client did not declare the %1 capability")
-                                            .arg(capability),
-                 {} });
+    send({},
+        JsonRpcError { ErrorCode::MethodNotFound,
+            capability.isEmpty() ? tr("Method not found: %1").arg(message.method)
+                                 : tr("Method not found: the client did not declare the %1 capability").arg(capability),
+            {} });
 }
 
 void ClientSession::onNotification(const JsonRpcMessage& message)
@@ -534,8 +535,8 @@ void ClientSession::close()
         Reply reply;
         reply.status = Reply::Status::Cancelled;
         reply.id = entry.id;
-        reply.failure.message = tr("%1 was cancelled because the session with '%2' was closed.")
-                                    .arg(entry.method, m_options.serverName);
+        reply.failure.message
+            = tr("%1 was cancelled because the session with '%2' was closed.").arg(entry.method, m_options.serverName);
         finish(idKey(entry.id), reply);
     }
     const QList<Queued> queued = std::exchange(m_queue, {});
@@ -568,7 +569,8 @@ void ClientSession::sendKeepalive()
         return;
     RequestOptions options;
     options.timeoutMs = std::min<qint64>(m_options.requestTimeoutMs, qint64(m_options.keepaliveIntervalSec) * 1000);
-    request(Ping, {}, options,
+    request(
+        Ping, {}, options,
         [this](const Reply& reply) {
             if (!reply.ok() && reply.status != Reply::Status::Cancelled)
                 Q_EMIT keepaliveFailed(reply);
@@ -597,7 +599,8 @@ void ClientSession::listPage(const QString& method, const QString& key, const QS
         params.insert(QStringLiteral("cursor"), cursor);
     RequestOptions options;
     options.timeoutMs = m_options.requestTimeoutMs;
-    request(method, params, options,
+    request(
+        method, params, options,
         [this, method, key, items, done = std::move(done)](const Reply& reply) mutable {
             if (!reply.ok()) {
                 done(reply);

@@ -41,10 +41,10 @@ struct RequestOptions
 struct Reply
 {
     enum class Status {
-        Ok,        ///< a JSON-RPC result
-        RpcError,  ///< a JSON-RPC error response
-        Failed,    ///< the transport failed; failure holds the evidence
-        TimedOut,  ///< no answer before the deadline; notifications/cancelled was sent
+        Ok, ///< a JSON-RPC result
+        RpcError, ///< a JSON-RPC error response
+        Failed, ///< the transport failed; failure holds the evidence
+        TimedOut, ///< no answer before the deadline; notifications/cancelled was sent
         Cancelled, ///< given up by the caller
     };
 

@@ -30,8 +30,8 @@ ToolCallResult ToolCallResult::fromResult(const QJsonObject& result, const ToolI
     if (tool && tool->hasOutputSchema() && !call.isError) {
         if (call.structuredContent.isUndefined()) {
             call.schemaVerdict = SchemaVerdict::Missing;
-            call.schemaError = QCoreApplication::translate("ToolCallResult",
-                "tool '%1' declares an outputSchema but returned no structuredContent")
+            call.schemaError = QCoreApplication::translate(
+                "ToolCallResult", "tool '%1' declares an outputSchema but returned no structuredContent")
                                    .arg(tool->name);
         } else {
             call.schemaError = SchemaValidator::validate(tool->outputSchema, call.structuredContent);

@@ -88,8 +88,10 @@ TransportFailure HttpCommon::failureFor(QNetworkReply* reply, const QByteArray& 
     // The request reached the server and was answered: whatever the status, the body went out.
     failure.requestWritten = true;
     const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
-    const QString statusText = QString::number(failure.httpStatus) + (reason.isEmpty() ? QString() : QLatin1Char(' ') + reason);
-    static const QRegularExpression sessionPattern(QStringLiteral("session"), QRegularExpression::CaseInsensitiveOption);
+    const QString statusText
+        = QString::number(failure.httpStatus) + (reason.isEmpty() ? QString() : QLatin1Char(' ') + reason);
+    static const QRegularExpression sessionPattern(
+        QStringLiteral("session"), QRegularExpression::CaseInsensitiveOption);
     const QString bodyText = QString::fromUtf8(failure.bodyExcerpt);
     if (!sessionIdSent.isEmpty()
         && (failure.httpStatus == 404 || (failure.httpStatus == 400 && sessionPattern.match(bodyText).hasMatch()))) {
@@ -101,8 +103,8 @@ TransportFailure HttpCommon::failureFor(QNetworkReply* reply, const QByteArray& 
     const QByteArray challenge = failure.header("WWW-Authenticate");
     if (failure.httpStatus == 401) {
         failure.kind = FailureKind::AuthRequired;
-        failure.message = tr("HTTP server '%1' answered %2 with %3: authorization is required.")
-                              .arg(serverName, what, statusText);
+        failure.message
+            = tr("HTTP server '%1' answered %2 with %3: authorization is required.").arg(serverName, what, statusText);
         return failure;
     }
     if (failure.httpStatus == 403 && challenge.contains("insufficient_scope")) {
@@ -115,9 +117,9 @@ TransportFailure HttpCommon::failureFor(QNetworkReply* reply, const QByteArray& 
     QString excerpt = bodyText.simplified();
     if (excerpt.size() > 160)
         excerpt = excerpt.left(160) + QStringLiteral("…");
-    failure.message = tr("HTTP server '%1' answered %2 with %3%4.")
-                          .arg(serverName, what, statusText,
-                              excerpt.isEmpty() ? QString() : QStringLiteral(": ") + excerpt);
+    failure.message
+        = tr("HTTP server '%1' answered %2 with %3%4.")
+              .arg(serverName, what, statusText, excerpt.isEmpty() ? QString() : QStringLiteral(": ") + excerpt);
     return failure;
 }
 

@@ -12,8 +12,7 @@ namespace mcpscope {
 LegacySseTransport::LegacySseTransport(HttpTransportOptions options, QObject* parent)
     : Transport(parent)
     , m_options(std::move(options))
-{
-}
+{ }
 
 LegacySseTransport::~LegacySseTransport()
 {
@@ -92,8 +91,8 @@ void LegacySseTransport::onStreamFinished()
     reply->deleteLater();
     TransportFailure failure;
     if (!HttpCommon::isSuccess(reply) || reply->error() != QNetworkReply::NoError) {
-        failure = HttpCommon::failureFor(reply, m_streamBody, m_opened, sessionId(), m_options.serverName,
-            tr("the event stream GET"));
+        failure = HttpCommon::failureFor(
+            reply, m_streamBody, m_opened, sessionId(), m_options.serverName, tr("the event stream GET"));
     } else {
         failure.kind = FailureKind::TransportLost;
         failure.message = tr("Legacy SSE server '%1' closed its event stream.").arg(m_options.serverName);
@@ -143,9 +142,9 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
                 Q_EMIT requestWritten(id);
             return;
         }
-        TransportFailure failure = HttpCommon::failureFor(
-            reply, body, reply->error() != QNetworkReply::ConnectionRefusedError, sessionIdSent, m_options.serverName,
-            QStringLiteral("POST ") + what);
+        TransportFailure failure
+            = HttpCommon::failureFor(reply, body, reply->error() != QNetworkReply::ConnectionRefusedError,
+                sessionIdSent, m_options.serverName, QStringLiteral("POST ") + what);
         if (isRequest && m_inFlight.remove(idKey(id)))
             Q_EMIT requestFailed(id, failure);
         else

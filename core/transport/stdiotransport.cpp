@@ -491,7 +491,8 @@ void StdioTransport::handleOversizedLine()
     static const QRegularExpression headPattern(
         QStringLiteral(R"re(^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+))re"));
     QJsonValue id;
-    for (const auto& [part, pattern] : { std::pair { &m_oversizedTail, &tailPattern }, std::pair { &m_oversizedHead, &headPattern } }) {
+    for (const auto& [part, pattern] :
+        { std::pair { &m_oversizedTail, &tailPattern }, std::pair { &m_oversizedHead, &headPattern } }) {
         const auto match = pattern->match(QString::fromUtf8(*part));
         if (match.hasMatch()) {
             // Parsing the captured literal as JSON decodes escapes in string ids.
@@ -521,8 +522,8 @@ void StdioTransport::processLine(QByteArrayView line)
         Q_EMIT traffic(WireDirection::Incoming, line.toByteArray());
     DecodeResult decoded = JsonRpcCodec::decode(line);
     if (!decoded) {
-        Q_EMIT malformedMessage(
-            tr("stdio server '%1' wrote a line that is not a JSON-RPC message: %2").arg(m_options.serverName, decoded.error),
+        Q_EMIT malformedMessage(tr("stdio server '%1' wrote a line that is not a JSON-RPC message: %2")
+                                    .arg(m_options.serverName, decoded.error),
             line.first(std::min<qsizetype>(line.size(), ExcerptBytes)).toByteArray(), decoded.id);
         return;
     }

@@ -127,8 +127,8 @@ void StreamableHttpTransport::onReadyRead(const std::shared_ptr<Exchange>& excha
             exchange->body.append(bytes.left(ErrorBodyCap - exchange->body.size()));
         return;
     }
-    const bool overCap = exchange->received > m_options.maxResponseBytes && !exchange->resume
-        && exchange.get() != m_getStream.get();
+    const bool overCap
+        = exchange->received > m_options.maxResponseBytes && !exchange->resume && exchange.get() != m_getStream.get();
     if (overCap || exchange->parser.bufferedBytes() > m_options.maxResponseBytes) {
         TransportFailure failure;
         failure.kind = FailureKind::ProtocolError;

@@ -61,14 +61,14 @@ private:
     struct Exchange
     {
         QPointer<QNetworkReply> reply;
-        QJsonValue id;             ///< request id, undefined for notifications and responses
+        QJsonValue id; ///< request id, undefined for notifications and responses
         QString method;
         QString sessionIdSent;
         bool isRequest = false;
         bool uploaded = false;
         bool isSse = false;
         bool answered = false;
-        bool resume = false;       ///< a GET resuming this request's stream
+        bool resume = false; ///< a GET resuming this request's stream
         int resumeAttempts = 0;
         qint64 received = 0;
         QByteArray body;

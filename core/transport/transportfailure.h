@@ -30,7 +30,7 @@ enum class DispatchVerdict {
     Executed,
 };
 
-QString failureKindName(FailureKind kind);  ///< stable identifiers used in logs and JSON: "session_expired", …
+QString failureKindName(FailureKind kind); ///< stable identifiers used in logs and JSON: "session_expired", …
 QString dispatchVerdictName(DispatchVerdict verdict);
 
 /// Transport-level evidence about a failed request or a failed channel. Only this, never text inside
@@ -42,11 +42,11 @@ struct TransportFailure
     int httpStatus = 0;
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray bodyExcerpt;
-    QString networkError;        ///< socket, TLS or process error text
-    int exitCode = -1;           ///< stdio: child exit code, if it exited
-    bool crashed = false;        ///< stdio: child ended by a signal
-    QString sessionId;           ///< the session id the request carried, if any
-    QString message;             ///< one sentence for people, naming the server and what failed
+    QString networkError; ///< socket, TLS or process error text
+    int exitCode = -1; ///< stdio: child exit code, if it exited
+    bool crashed = false; ///< stdio: child ended by a signal
+    QString sessionId; ///< the session id the request carried, if any
+    QString message; ///< one sentence for people, naming the server and what failed
 
     QByteArray header(const QByteArray& name) const;
 };

@@ -27,7 +27,8 @@ void TestJsonTree::shape_data()
     QTest::addColumn<int>("topRows");
     QTest::addColumn<QString>("firstValue");
     QTest::newRow("flat object") << QByteArray(R"({"a":1,"b":"x"})") << 2 << QStringLiteral("1");
-    QTest::newRow("nested object and array") << QByteArray(R"({"a":{"b":[1,2,{"c":null}]}})") << 1 << QStringLiteral("{1}");
+    QTest::newRow("nested object and array")
+        << QByteArray(R"({"a":{"b":[1,2,{"c":null}]}})") << 1 << QStringLiteral("{1}");
     QTest::newRow("top-level array") << QByteArray(R"([true,false,"s"])") << 3 << QStringLiteral("true");
     QTest::newRow("empty object") << QByteArray("{}") << 0 << QString();
 }

@@ -76,7 +76,8 @@ struct Rig
             config.args = { script, QStringLiteral("stdio"), ledger.path };
         } else {
             const quint16 port = freePort();
-            if (!httpPeer.start(script, { QStringLiteral("http"), QString::number(port), ledger.path }, QStringLiteral("listening")))
+            if (!httpPeer.start(script, { QStringLiteral("http"), QString::number(port), ledger.path },
+                    QStringLiteral("listening")))
                 return false;
             config.transport = TransportKind::StreamableHttp;
             config.url = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
@@ -148,21 +149,28 @@ void TestFaultMatrix::httpFaults_data()
     QTest::addColumn<bool>("healed");
     using K = FaultProxy::FaultKind;
     QTest::newRow("write + expire-after: ran once, uncertain, healed")
-        << int(K::ExpireAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 1 << true;
+        << int(K::ExpireAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5")
+        << 1 << true;
     QTest::newRow("read-only + expire-after: ran twice, success on a new session")
-        << int(K::ExpireAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2 << true;
+        << int(K::ExpireAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2
+        << true;
     QTest::newRow("write + expire-before: pre-dispatch 404 is still R5, ran zero times")
-        << int(K::ExpireBefore) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 0 << true;
+        << int(K::ExpireBefore) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << QStringLiteral("R5") << 0 << true;
     QTest::newRow("read-only + expire-before: retried once, ran once")
-        << int(K::ExpireBefore) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 1 << true;
+        << int(K::ExpireBefore) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 1
+        << true;
     QTest::newRow("write + cut-after: ran once, uncertain")
-        << int(K::CutAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 1 << true;
+        << int(K::CutAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5")
+        << 1 << true;
     QTest::newRow("read-only + cut-after: ran twice, success")
         << int(K::CutAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2 << true;
     QTest::newRow("write + drop-stream: ran once, uncertain")
-        << int(K::DropStream) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5") << 1 << true;
+        << int(K::DropStream) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5")
+        << 1 << true;
     QTest::newRow("read-only + expire-after on both attempts: R7 stops, ran twice")
-        << int(K::ExpireAfter) * 100 + 2 << QStringLiteral("read") << QStringLiteral("transport_error") << QStringLiteral("R7") << 2 << true;
+        << int(K::ExpireAfter) * 100 + 2 << QStringLiteral("read") << QStringLiteral("transport_error")
+        << QStringLiteral("R7") << 2 << true;
     QTest::newRow("write + auth-401: retried once, ran once (R2)")
         << int(K::Auth401) << QStringLiteral("write") << QStringLiteral("success") << QStringLiteral("R2") << 1 << true;
 }
@@ -183,7 +191,9 @@ void TestFaultMatrix::httpFaults()
     const int count = fault >= 100 ? fault % 100 : 1;
     rig.arm(FaultProxy::FaultKind(fault >= 100 ? fault / 100 : fault), count);
 
-    const CallRecord record = rig.call(tool, tool == QLatin1String("write") ? QJsonObject { { QStringLiteral("note"), QStringLiteral("m") } } : QJsonObject());
+    const CallRecord record = rig.call(tool,
+        tool == QLatin1String("write") ? QJsonObject { { QStringLiteral("note"), QStringLiteral("m") } }
+                                       : QJsonObject());
     QCOMPARE(outcomeName(record.outcome), outcome);
     QCOMPARE(record.rule, rule);
     QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
@@ -214,8 +224,10 @@ void TestFaultMatrix::stdioKillAfterWrite_data()
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QString>("outcome");
     QTest::addColumn<QString>("rule");
-    QTest::newRow("write: ran at most once, uncertain, child respawned") << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5");
-    QTest::newRow("read-only: success after respawn") << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4");
+    QTest::newRow("write: ran at most once, uncertain, child respawned")
+        << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5");
+    QTest::newRow("read-only: success after respawn")
+        << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4");
 }
 
 void TestFaultMatrix::stdioKillAfterWrite()
@@ -273,7 +285,8 @@ void TestFaultMatrix::concurrentExpiryJoinsOneReconnect()
     rig.arm(FaultProxy::FaultKind::ExpireAfter, 10);
     QList<CallRecord> records;
     for (int i = 0; i < 10; ++i)
-        rig.connection->callTool(QStringLiteral("read"), {}, {}, [&records](const CallRecord& r) { records.append(r); });
+        rig.connection->callTool(
+            QStringLiteral("read"), {}, {}, [&records](const CallRecord& r) { records.append(r); });
     QTRY_COMPARE_WITH_TIMEOUT(records.size(), 10, WaitMs);
     QCOMPARE(rig.connection->reconnector()->reconnectCount() - reconnectsBefore, 1);
     for (const CallRecord& record : std::as_const(records)) {
@@ -308,7 +321,8 @@ void TestFaultMatrix::breakerOpensFailsFastAndLetsOneProbe()
     now += 60001;
     // Exactly one probe passes: a slow read is the probe, a call made meanwhile still fails fast.
     std::optional<CallRecord> probe;
-    rig.connection->callTool(QStringLiteral("sleep"), { { QStringLiteral("ms"), 300 } }, {}, [&probe](const CallRecord& r) { probe = r; });
+    rig.connection->callTool(
+        QStringLiteral("sleep"), { { QStringLiteral("ms"), 300 } }, {}, [&probe](const CallRecord& r) { probe = r; });
     const CallRecord meanwhile = rig.call(QStringLiteral("write"));
     QCOMPARE(outcomeName(meanwhile.outcome), QStringLiteral("breaker_open"));
     QTRY_VERIFY_WITH_TIMEOUT(probe.has_value(), WaitMs);
@@ -360,7 +374,8 @@ void TestFaultMatrix::idempotentReplayPolicy()
     Rig rig;
     QVERIFY(rig.start(QStringLiteral("http"), policy));
     rig.arm(FaultProxy::FaultKind::ExpireAfter);
-    const CallRecord record = rig.call(QStringLiteral("set"), { { QStringLiteral("key"), QStringLiteral("k") }, { QStringLiteral("value"), QStringLiteral("v") } });
+    const CallRecord record = rig.call(QStringLiteral("set"),
+        { { QStringLiteral("key"), QStringLiteral("k") }, { QStringLiteral("value"), QStringLiteral("v") } });
     QCOMPARE(outcomeName(record.outcome), outcome);
     QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
 }

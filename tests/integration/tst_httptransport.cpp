@@ -34,7 +34,13 @@ Reply call(ClientSession& session, const QString& method, const QJsonObject& par
 
 QString firstText(const Reply& reply)
 {
-    return reply.resultObject().value(QLatin1String("content")).toArray().first().toObject().value(QLatin1String("text")).toString();
+    return reply.resultObject()
+        .value(QLatin1String("content"))
+        .toArray()
+        .first()
+        .toObject()
+        .value(QLatin1String("text"))
+        .toString();
 }
 } // namespace
 
@@ -77,7 +83,8 @@ void TestHttpTransport::everythingFeatures()
     else
         transport = std::make_unique<StreamableHttpTransport>(options);
     ScriptedResponder responder(QJsonObject {
-        { QStringLiteral("roots"), QJsonArray { QJsonObject { { QStringLiteral("uri"), QStringLiteral("file:///tmp") } } } },
+        { QStringLiteral("roots"),
+            QJsonArray { QJsonObject { { QStringLiteral("uri"), QStringLiteral("file:///tmp") } } } },
         { QStringLiteral("sampling"), QJsonObject { { QStringLiteral("text"), QStringLiteral("scripted sample") } } },
         { QStringLiteral("elicitation"), QJsonObject { { QStringLiteral("action"), QStringLiteral("accept") } } },
     });
@@ -88,8 +95,8 @@ void TestHttpTransport::everythingFeatures()
     QVERIFY2(ready.wait(WaitMs), qPrintable(session.lastError()));
     QCOMPARE(session.details().protocolVersion, QStringLiteral("2025-11-25"));
     QVERIFY(!session.sessionId().isEmpty());
-    QCOMPARE(session.details().serverInfo.value(QLatin1String("name")).toString(),
-        QStringLiteral("mcp-servers/everything"));
+    QCOMPARE(
+        session.details().serverInfo.value(QLatin1String("name")).toString(), QStringLiteral("mcp-servers/everything"));
 
     std::optional<Reply> listed;
     session.listTools([&listed](const Reply& reply) { listed = reply; });
@@ -103,13 +110,15 @@ void TestHttpTransport::everythingFeatures()
 
     Reply echo = call(session, QStringLiteral("tools/call"),
         { { QStringLiteral("name"), QStringLiteral("echo") },
-            { QStringLiteral("arguments"), QJsonObject { { QStringLiteral("message"), QStringLiteral("over http") } } } });
+            { QStringLiteral("arguments"),
+                QJsonObject { { QStringLiteral("message"), QStringLiteral("over http") } } } });
     QVERIFY2(echo.ok(), qPrintable(echo.describe()));
     QCOMPARE(firstText(echo), QStringLiteral("Echo: over http"));
 
     Reply structured = call(session, QStringLiteral("tools/call"),
         { { QStringLiteral("name"), QStringLiteral("get-structured-content") },
-            { QStringLiteral("arguments"), QJsonObject { { QStringLiteral("location"), QStringLiteral("Chicago") } } } });
+            { QStringLiteral("arguments"),
+                QJsonObject { { QStringLiteral("location"), QStringLiteral("Chicago") } } } });
     QVERIFY2(structured.ok(), qPrintable(structured.describe()));
     const ToolCallResult checked
         = ToolCallResult::fromResult(structured.resultObject(), session.tool(QStringLiteral("get-structured-content")));
@@ -188,8 +197,8 @@ void TestHttpTransport::resumedStreamDeliversResponse()
 {
     const quint16 port = freePort();
     PeerProcess server;
-    QVERIFY(server.start(peersDir() + QStringLiteral("/resumable-http.mjs"), { QString::number(port) },
-        QStringLiteral("listening")));
+    QVERIFY(server.start(
+        peersDir() + QStringLiteral("/resumable-http.mjs"), { QString::number(port) }, QStringLiteral("listening")));
     HttpTransportOptions options;
     options.serverName = QStringLiteral("resumable");
     options.url = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
@@ -214,13 +223,13 @@ void TestHttpTransport::badInput_data()
     QTest::addColumn<QStringList>("extraArgs");
     QTest::addColumn<int>("exitCode");
     QTest::addColumn<QString>("messagePart");
-    QTest::newRow("invalid JSON in an SSE data line") << QStringLiteral("invalid-sse-json") << QStringList() << 4
-                                                      << QStringLiteral("not a JSON-RPC message");
+    QTest::newRow("invalid JSON in an SSE data line")
+        << QStringLiteral("invalid-sse-json") << QStringList() << 4 << QStringLiteral("not a JSON-RPC message");
     QTest::newRow("SSE stream that never sends the response")
         << QStringLiteral("never-answers") << QStringList { QStringLiteral("--timeout"), QStringLiteral("2") } << 7
         << QStringLiteral("did not answer tools/call");
-    QTest::newRow("500 with an HTML body") << QStringLiteral("html-500") << QStringList() << 4
-                                           << QStringLiteral("500 Internal Server Error");
+    QTest::newRow("500 with an HTML body")
+        << QStringLiteral("html-500") << QStringList() << 4 << QStringLiteral("500 Internal Server Error");
     QTest::newRow("70 MB response") << QStringLiteral("huge") << QStringList() << 4 << QStringLiteral("byte limit");
     QTest::newRow("nothing listening") << QString() << QStringList() << 4 << QStringLiteral("Connection refused");
 }
@@ -236,9 +245,10 @@ void TestHttpTransport::badInput()
     if (!mode.isEmpty())
         QVERIFY(server.start(peersDir() + QStringLiteral("/bad-http.mjs"), { QString::number(port), mode },
             QStringLiteral("listening")));
-    const CliRun run = runCli(QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:%1/mcp").arg(port),
-                                  QStringLiteral("--transport"), QStringLiteral("http") }
-        + extraArgs + QStringList { QStringLiteral("call"), QStringLiteral("echo") });
+    const CliRun run
+        = runCli(QStringList { QStringLiteral("--url"), QStringLiteral("http://127.0.0.1:%1/mcp").arg(port),
+                     QStringLiteral("--transport"), QStringLiteral("http") }
+            + extraArgs + QStringList { QStringLiteral("call"), QStringLiteral("echo") });
     QVERIFY2(run.exitCode == exitCode, run.err.constData());
     QVERIFY2(run.err.contains(messagePart.toUtf8()), run.err.constData());
 }

@@ -293,8 +293,8 @@ void TestConfigImport::expandVariables_data()
     QTest::addColumn<QString>("expected");
     QTest::newRow("workspaceFolder") << QStringLiteral("${workspaceFolder}/bin/server")
                                      << QStringLiteral("/home/dev/project/bin/server");
-    QTest::newRow("workspaceFolder twice")
-        << QStringLiteral("${workspaceFolder}:${workspaceFolder}") << QStringLiteral("/home/dev/project:/home/dev/project");
+    QTest::newRow("workspaceFolder twice") << QStringLiteral("${workspaceFolder}:${workspaceFolder}")
+                                           << QStringLiteral("/home/dev/project:/home/dev/project");
     QTest::newRow("workspaceFolderBasename")
         << QStringLiteral("name=${workspaceFolderBasename}") << QStringLiteral("name=project");
     QTest::newRow("env variable") << QStringLiteral("Bearer ${env:MCPSCOPE_TEST_TOKEN}")

@@ -91,11 +91,11 @@ QString TimelineView::toHtml(const CallRecord& record, const QList<QByteArray>& 
     }
     for (const CallEvent& e : record.events) {
         entries.append({ e.at, order++,
-            QObject::tr("%1 %2").arg(badge(e.kind, e.kind == QLatin1String("fault") ? "#fd7e14" : "#6f42c1"), esc(e.text)) });
+            QObject::tr("%1 %2").arg(
+                badge(e.kind, e.kind == QLatin1String("fault") ? "#fd7e14" : "#6f42c1"), esc(e.text)) });
     }
-    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-        return a.at != b.at ? a.at < b.at : a.order < b.order;
-    });
+    std::stable_sort(entries.begin(), entries.end(),
+        [](const Entry& a, const Entry& b) { return a.at != b.at ? a.at < b.at : a.order < b.order; });
 
     QString html = QStringLiteral("<html><body style='font-family:sans-serif'>");
     html += QObject::tr("<h3>%1 — %2 on %3</h3>")
@@ -108,10 +108,11 @@ QString TimelineView::toHtml(const CallRecord& record, const QList<QByteArray>& 
                 .arg(record.rule.isEmpty() ? QString() : QObject::tr(", rule %1").arg(esc(record.rule)));
     html += QStringLiteral("<table cellspacing='4'>");
     for (const Entry& e : std::as_const(entries))
-        html += QStringLiteral("<tr><td valign='top' style='color:gray'>%1</td><td>%2</td></tr>").arg(clock(e.at), e.html);
+        html += QStringLiteral("<tr><td valign='top' style='color:gray'>%1</td><td>%2</td></tr>")
+                    .arg(clock(e.at), e.html);
     const char* colour = record.outcome == CallOutcome::Success ? "#198754"
-        : record.outcome == CallOutcome::OutcomeUncertain   ? "#e0a800"
-                                                             : "#b02a37";
+        : record.outcome == CallOutcome::OutcomeUncertain       ? "#e0a800"
+                                                                : "#b02a37";
     html += QStringLiteral("<tr><td valign='top' style='color:gray'>%1</td><td><b>Result</b> %2%3</td></tr>")
                 .arg(clock(record.endedAt), badge(outcomeName(record.outcome), colour),
                     record.healed ? QObject::tr(" (session healed)") : QString());

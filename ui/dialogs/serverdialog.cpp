@@ -125,7 +125,8 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_cooldown->setObjectName(QStringLiteral("breakerCooldown"));
     m_countToolErrors = new QCheckBox(tr("Tool errors count as breaker strikes"), policy);
     m_countToolErrors->setObjectName(QStringLiteral("countToolErrors"));
-    m_idempotentReplay = new QCheckBox(tr("Replay idempotent tools after an expiry (idempotent-replay policy)"), policy);
+    m_idempotentReplay
+        = new QCheckBox(tr("Replay idempotent tools after an expiry (idempotent-replay policy)"), policy);
     m_idempotentReplay->setObjectName(QStringLiteral("idempotentReplay"));
     policyForm->addRow(tr("Request &timeout:"), m_timeout);
     policyForm->addRow(tr("&Keepalive ping every:"), m_keepalive);
@@ -227,7 +228,8 @@ QString ServerDialog::problem() const
 
 void ServerDialog::updateState()
 {
-    m_pages->setCurrentIndex(TransportKind(m_transport->currentData().toInt()) == TransportKind::Stdio ? StdioPage : HttpPage);
+    m_pages->setCurrentIndex(
+        TransportKind(m_transport->currentData().toInt()) == TransportKind::Stdio ? StdioPage : HttpPage);
     const QString why = problem();
     m_problem->setText(why);
     m_problem->setVisible(!why.isEmpty());

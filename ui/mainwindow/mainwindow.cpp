@@ -52,8 +52,8 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyleFactory>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -220,9 +220,8 @@ void MainWindow::createCentre()
     m_centre->addTab(toolsPage, tr("Tools"));
     setCentralWidget(m_centre);
 
-    connect(m_toolsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
-        m_composer->setTool(index.data(ToolsModelRole::ToolRole).toJsonObject());
-    });
+    connect(m_toolsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& index) { m_composer->setTool(index.data(ToolsModelRole::ToolRole).toJsonObject()); });
     connect(m_composer, &CallComposer::callRequested, this, [this] { callSelectedTool(); });
     connect(m_composer, &CallComposer::cancelRequested, this, [this] {
         if (m_runningOn && !m_runningCall.isEmpty())
@@ -245,7 +244,8 @@ void MainWindow::createDocks()
         m_serversView->hideColumn(column);
     serversDock->setWidget(m_serversView);
     addDockWidget(Qt::LeftDockWidgetArea, serversDock);
-    connect(m_serversView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onServerSelected);
+    connect(
+        m_serversView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onServerSelected);
     connect(m_serverModel, &QAbstractItemModel::dataChanged, this, [this] {
         refreshOverview();
         refreshFaultBar();
@@ -347,11 +347,13 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, trafficDock);
     tabifyDockWidget(callsDock, trafficDock);
     callsDock->raise();
-    connect(m_trafficView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
-        const QByteArray payload = index.data(TrafficModelRole::PayloadRole).toByteArray();
-        const QJsonDocument doc = QJsonDocument::fromJson(payload);
-        m_trafficDetail->setPlainText(doc.isNull() ? QString::fromUtf8(payload) : QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
-    });
+    connect(m_trafficView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& index) {
+            const QByteArray payload = index.data(TrafficModelRole::PayloadRole).toByteArray();
+            const QJsonDocument doc = QJsonDocument::fromJson(payload);
+            m_trafficDetail->setPlainText(
+                doc.isNull() ? QString::fromUtf8(payload) : QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
+        });
     connect(m_trafficPresentation, &QAbstractItemModel::rowsInserted, this, [this] {
         if (!m_trafficView->currentIndex().isValid())
             m_trafficView->scrollToBottom();
@@ -364,14 +366,16 @@ void MainWindow::createActions()
     QAction* newServer = file->addAction(tr("&New Server…"), this, &MainWindow::addServer);
     newServer->setShortcut(QKeySequence::New);
     QAction* import = file->addAction(tr("&Import mcp.json…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import an mcp.json (Claude Desktop, Cursor, VS Code)"),
-            QString(), tr("JSON files (*.json);;All files (*)"));
+        const QString path
+            = QFileDialog::getOpenFileName(this, tr("Import an mcp.json (Claude Desktop, Cursor, VS Code)"), QString(),
+                tr("JSON files (*.json);;All files (*)"));
         if (!path.isEmpty())
             importFile(path);
     });
     import->setShortcut(QKeySequence::Open);
     file->addAction(tr("Open &Workspace…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open Workspace"), QString(), tr("JSON files (*.json)"));
+        const QString path
+            = QFileDialog::getOpenFileName(this, tr("Open Workspace"), QString(), tr("JSON files (*.json)"));
         if (!path.isEmpty())
             openWorkspace(path);
     });
@@ -407,7 +411,8 @@ void MainWindow::createActions()
             QApplication::clipboard()->setText(c->sessionId());
     });
     m_serverActions = { m_connectAction, m_disconnectAction, m_reconnectAction, edit, duplicate, remove, copySession };
-    m_serversView->addActions({ m_connectAction, m_disconnectAction, m_reconnectAction, edit, duplicate, remove, copySession });
+    m_serversView->addActions(
+        { m_connectAction, m_disconnectAction, m_reconnectAction, edit, duplicate, remove, copySession });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* find = view->addAction(tr("&Filter Calls"), this, [this] {
@@ -417,8 +422,8 @@ void MainWindow::createActions()
     find->setShortcut(QKeySequence::Find);
     QMenu* theme = view->addMenu(tr("&Theme"));
     auto* themes = new QActionGroup(this);
-    for (const auto& [label, value] : { std::pair { tr("Follow the &system"), Theme::System }, std::pair { tr("&Light"), Theme::Light },
-             std::pair { tr("&Dark"), Theme::Dark } }) {
+    for (const auto& [label, value] : { std::pair { tr("Follow the &system"), Theme::System },
+             std::pair { tr("&Light"), Theme::Light }, std::pair { tr("&Dark"), Theme::Dark } }) {
         QAction* action = theme->addAction(label, this, [this, value = value] {
             setTheme(value);
             QSettings().setValue(QStringLiteral("ui/theme"), int(value));
@@ -444,16 +449,22 @@ void MainWindow::createFaultBar()
     m_faultBar = addToolBar(tr("Faults and triggers"));
     m_faultBar->setObjectName(QStringLiteral("faultBar"));
     m_faultBar->addWidget(new QLabel(tr(" Faults: "), m_faultBar));
-    m_faultBar->addAction(tr("Expire (server)"), this, [this] {
-        QString error;
-        if (ServerConnection* c = currentConnection(); c && !c->expireSession(true, &error))
-            setStatus(error);
-    })->setToolTip(tr("Ask the server to end the session (DELETE)"));
-    m_faultBar->addAction(tr("Expire (client)"), this, [this] {
-        QString error;
-        if (ServerConnection* c = currentConnection(); c && !c->expireSession(false, &error))
-            setStatus(error);
-    })->setToolTip(tr("Forget the session id on the client"));
+    m_faultBar
+        ->addAction(tr("Expire (server)"), this,
+            [this] {
+                QString error;
+                if (ServerConnection* c = currentConnection(); c && !c->expireSession(true, &error))
+                    setStatus(error);
+            })
+        ->setToolTip(tr("Ask the server to end the session (DELETE)"));
+    m_faultBar
+        ->addAction(tr("Expire (client)"), this,
+            [this] {
+                QString error;
+                if (ServerConnection* c = currentConnection(); c && !c->expireSession(false, &error))
+                    setStatus(error);
+            })
+        ->setToolTip(tr("Forget the session id on the client"));
     m_faultBar->addAction(tr("Kill transport"), this, [this] {
         if (ServerConnection* c = currentConnection())
             c->killTransport();
@@ -662,11 +673,13 @@ void MainWindow::refreshOverview()
             for (auto f = sub.constBegin(); f != sub.constEnd(); ++f)
                 flags.append(f.value().isBool() ? (f.value().toBool() ? f.key() : QString()) : f.key());
             flags.removeAll(QString());
-            capabilities.append(flags.isEmpty() ? it.key() : QStringLiteral("%1 (%2)").arg(it.key(), flags.join(QStringLiteral(", "))));
+            capabilities.append(
+                flags.isEmpty() ? it.key() : QStringLiteral("%1 (%2)").arg(it.key(), flags.join(QStringLiteral(", "))));
         }
         html += tr("<p><b>Capabilities:</b> %1</p>").arg(capabilities.join(QStringLiteral(" · ")).toHtmlEscaped());
         if (!d.instructions.isEmpty())
-            html += tr("<p><b>Instructions:</b></p><pre style='white-space:pre-wrap'>%1</pre>").arg(d.instructions.toHtmlEscaped());
+            html += tr("<p><b>Instructions:</b></p><pre style='white-space:pre-wrap'>%1</pre>")
+                        .arg(d.instructions.toHtmlEscaped());
     }
     const CircuitBreaker* b = c->breaker();
     html += tr("<p><b>Breaker:</b> %1, %2 consecutive failure(s)%3</p>")
@@ -692,8 +705,9 @@ void MainWindow::refreshFaultBar()
     }
     m_faultKind->setCurrentText(current);
     m_faultKind->setEnabled(m_faultKind->count() > 0);
-    m_faultKind->setToolTip(m_faultKind->count() > 0 ? QString()
-                                                     : tr("HTTP faults need the server routed through the fault proxy (Edit server)."));
+    m_faultKind->setToolTip(m_faultKind->count() > 0
+            ? QString()
+            : tr("HTTP faults need the server routed through the fault proxy (Edit server)."));
     m_faultKind->blockSignals(false);
     QStringList armed;
     if (c && c->faultProxy()) {
@@ -865,7 +879,8 @@ void MainWindow::removeServer()
     if (!c)
         return;
     const QString name = c->name();
-    if (QMessageBox::question(this, tr("Remove server"), tr("Remove '%1' from the workspace?").arg(name)) != QMessageBox::Yes)
+    if (QMessageBox::question(this, tr("Remove server"), tr("Remove '%1' from the workspace?").arg(name))
+        != QMessageBox::Yes)
         return;
     m_workspace.servers.removeIf([&name](const ServerConfig& s) { return s.name == name; });
     m_engine->removeServer(name);
@@ -889,7 +904,8 @@ void MainWindow::saveWorkspace()
 
 void MainWindow::exportCalls()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export calls"), QStringLiteral("calls.jsonl"), tr("JSON lines (*.jsonl)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export calls"), QStringLiteral("calls.jsonl"), tr("JSON lines (*.jsonl)"));
     if (path.isEmpty())
         return;
     QSaveFile file(path);
@@ -899,7 +915,8 @@ void MainWindow::exportCalls()
     }
     int written = 0;
     for (int row = 0; row < m_callsPresentation->rowCount(); ++row) {
-        const auto record = m_store->record(m_callsPresentation->index(row, 0).data(CallsModelRole::CallIdRole).toString());
+        const auto record
+            = m_store->record(m_callsPresentation->index(row, 0).data(CallsModelRole::CallIdRole).toString());
         if (!record)
             continue;
         file.write(QJsonDocument(record->toJson()).toJson(QJsonDocument::Compact) + '\n');

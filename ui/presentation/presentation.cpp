@@ -7,10 +7,10 @@
 
 #include <QApplication>
 #include <QCoreApplication>
-#include <QStyle>
 #include <QDateTime>
 #include <QFont>
 #include <QJsonValue>
+#include <QStyle>
 
 namespace mcpscope {
 
@@ -195,8 +195,8 @@ ServerListPresentation::ServerListPresentation(QObject* parent)
     connect(&m_tick, &QTimer::timeout, this, [this] {
         const int rows = rowCount();
         if (rows > 0)
-            Q_EMIT dataChanged(index(0, ServerListModelColumn::BreakerState), index(rows - 1, ServerListModelColumn::BreakerState),
-                { Qt::DisplayRole });
+            Q_EMIT dataChanged(index(0, ServerListModelColumn::BreakerState),
+                index(rows - 1, ServerListModelColumn::BreakerState), { Qt::DisplayRole });
     });
     m_tick.start();
 }
@@ -205,7 +205,8 @@ QVariant ServerListPresentation::data(const QModelIndex& index, int role) const
 {
     using namespace ServerListModelColumn;
     const QVariant raw = QIdentityProxyModel::data(index, Qt::DisplayRole);
-    const auto state = ServerConnection::State(QIdentityProxyModel::data(index, ServerListModelRole::StateRole).toInt());
+    const auto state
+        = ServerConnection::State(QIdentityProxyModel::data(index, ServerListModelRole::StateRole).toInt());
     switch (index.column()) {
     case Name:
         if (role == Qt::ToolTipRole)
@@ -237,7 +238,8 @@ QVariant ServerListPresentation::data(const QModelIndex& index, int role) const
     case BreakerState: {
         const auto breaker = CircuitBreaker::State(raw.toInt());
         if (role == Qt::DisplayRole)
-            return Presentation::breakerText(breaker, QIdentityProxyModel::data(index, ServerListModelRole::BreakerCooldownEndRole).toLongLong(),
+            return Presentation::breakerText(breaker,
+                QIdentityProxyModel::data(index, ServerListModelRole::BreakerCooldownEndRole).toLongLong(),
                 QDateTime::currentMSecsSinceEpoch());
         if (role == Qt::BackgroundRole)
             return Presentation::breakerColour(breaker);
@@ -294,8 +296,7 @@ QVariant ServerListPresentation::headerData(int section, Qt::Orientation orienta
 
 ToolsPresentation::ToolsPresentation(QObject* parent)
     : QIdentityProxyModel(parent)
-{
-}
+{ }
 
 QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
 {
@@ -309,12 +310,15 @@ QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
         if (role == Qt::DisplayRole) {
             const QVariant raw = QIdentityProxyModel::data(index, Qt::DisplayRole);
             if (!explicitly)
-                return tr("%1 (default)").arg(QIdentityProxyModel::data(index, ToolsModelRole::EffectiveRole).toBool() ? tr("true") : tr("false"));
+                return tr("%1 (default)")
+                    .arg(QIdentityProxyModel::data(index, ToolsModelRole::EffectiveRole).toBool() ? tr("true")
+                                                                                                  : tr("false"));
             const QJsonValue value = QJsonValue::fromVariant(raw);
             if (value.isBool())
                 return value.toBool() ? tr("true") : tr("false");
             // Not a JSON boolean: show it as sent, so a string "true" is visibly not true.
-            return tr("%1 (not a boolean)").arg(raw.toString().isEmpty() ? tr("null") : QLatin1Char('"') + raw.toString() + QLatin1Char('"'));
+            return tr("%1 (not a boolean)")
+                .arg(raw.toString().isEmpty() ? tr("null") : QLatin1Char('"') + raw.toString() + QLatin1Char('"'));
         }
         if (role == Qt::FontRole && !explicitly) {
             QFont font;
@@ -379,8 +383,7 @@ QVariant ToolsPresentation::headerData(int section, Qt::Orientation orientation,
 
 CallsPresentation::CallsPresentation(QObject* parent)
     : QIdentityProxyModel(parent)
-{
-}
+{ }
 
 QVariant CallsPresentation::data(const QModelIndex& index, int role) const
 {
@@ -449,8 +452,7 @@ QVariant CallsPresentation::headerData(int section, Qt::Orientation orientation,
 
 TrafficPresentation::TrafficPresentation(QObject* parent)
     : QIdentityProxyModel(parent)
-{
-}
+{ }
 
 QVariant TrafficPresentation::data(const QModelIndex& index, int role) const
 {
@@ -489,7 +491,8 @@ QVariant TrafficPresentation::data(const QModelIndex& index, int role) const
         break;
     }
     if (role == Qt::ToolTipRole)
-        return QString::fromUtf8(QIdentityProxyModel::data(index, TrafficModelRole::PayloadRole).toByteArray().left(2000));
+        return QString::fromUtf8(
+            QIdentityProxyModel::data(index, TrafficModelRole::PayloadRole).toByteArray().left(2000));
     return QIdentityProxyModel::data(index, role);
 }
 

@@ -76,8 +76,7 @@ std::unique_ptr<JsonNode> buildJsonTree(const QJsonValue& value)
 
 JsonTreeModel::JsonTreeModel(QObject* parent)
     : QAbstractItemModel(parent)
-{
-}
+{ }
 
 JsonTreeModel::~JsonTreeModel() = default;
 

@@ -125,7 +125,8 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
 
     const ToolCallResult call = ToolCallResult::fromResult(result, tool);
     if (call.isError) {
-        m_banner->setText(tr("<b>The tool reported an error</b> (isError: true). The server ran it and said it failed."));
+        m_banner->setText(
+            tr("<b>The tool reported an error</b> (isError: true). The server ran it and said it failed."));
         m_banner->setStyleSheet(QStringLiteral("background:#f8d7da;color:#58151c;border:1px solid #d9534f;"));
         m_banner->show();
     }
@@ -142,28 +143,32 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
                 edit->setMinimumHeight(300);
                 addBlock(edit);
             } else {
-                addBlock(wrapLabel(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), m_blocksHost));
+                addBlock(
+                    wrapLabel(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), m_blocksHost));
             }
         } else if (type == QLatin1String("image")) {
             QImage image;
             image.loadFromData(QByteArray::fromBase64(block.value(QLatin1String("data")).toString().toLatin1()));
             auto* label = new QLabel(m_blocksHost);
             if (image.isNull())
-                label->setText(tr("[an image that could not be decoded: %1]").arg(block.value(QLatin1String("mimeType")).toString()));
+                label->setText(tr("[an image that could not be decoded: %1]")
+                                   .arg(block.value(QLatin1String("mimeType")).toString()));
             else
                 label->setPixmap(QPixmap::fromImage(image));
             label->setToolTip(block.value(QLatin1String("mimeType")).toString());
             addBlock(label);
         } else if (type == QLatin1String("audio")) {
-            addBlock(wrapLabel(tr("[audio %1, %2 bytes]")
-                                   .arg(block.value(QLatin1String("mimeType")).toString())
-                                   .arg(QByteArray::fromBase64(block.value(QLatin1String("data")).toString().toLatin1()).size()),
+            addBlock(wrapLabel(
+                tr("[audio %1, %2 bytes]")
+                    .arg(block.value(QLatin1String("mimeType")).toString())
+                    .arg(QByteArray::fromBase64(block.value(QLatin1String("data")).toString().toLatin1()).size()),
                 m_blocksHost));
         } else if (type == QLatin1String("resource_link")) {
             const QString uri = block.value(QLatin1String("uri")).toString();
-            addBlock(wrapLabel(tr("🔗 <a href=\"%1\">%2</a> %3")
-                                   .arg(uri.toHtmlEscaped(), block.value(QLatin1String("name")).toString(uri).toHtmlEscaped(),
-                                       block.value(QLatin1String("description")).toString().toHtmlEscaped()),
+            addBlock(wrapLabel(
+                tr("🔗 <a href=\"%1\">%2</a> %3")
+                    .arg(uri.toHtmlEscaped(), block.value(QLatin1String("name")).toString(uri).toHtmlEscaped(),
+                        block.value(QLatin1String("description")).toString().toHtmlEscaped()),
                 m_blocksHost));
         } else if (type == QLatin1String("resource")) {
             const QJsonObject resource = block.value(QLatin1String("resource")).toObject();
@@ -172,14 +177,15 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
                                        resource.value(QLatin1String("text")).toString().toHtmlEscaped()),
                 m_blocksHost));
         } else {
-            addBlock(wrapLabel(QString::fromUtf8(QJsonDocument(block).toJson(QJsonDocument::Compact)).toHtmlEscaped(), m_blocksHost));
+            addBlock(wrapLabel(
+                QString::fromUtf8(QJsonDocument(block).toJson(QJsonDocument::Compact)).toHtmlEscaped(), m_blocksHost));
         }
     }
 
     switch (call.schemaVerdict) {
     case ToolCallResult::SchemaVerdict::NotApplicable:
         m_verdict->setText(call.structuredContent.isUndefined() ? tr("No structuredContent.")
-                                                               : tr("The tool declares no outputSchema."));
+                                                                : tr("The tool declares no outputSchema."));
         break;
     case ToolCallResult::SchemaVerdict::Valid:
         m_verdict->setText(tr("✔ structuredContent matches the tool's outputSchema."));

@@ -1,11 +1,11 @@
 #include "screenshotdriver.h"
 
-#include "calls/timelineview.h"
 #include "calllog/callrecord.h"
+#include "calls/timelineview.h"
+#include "composer/callcomposer.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
-#include "composer/callcomposer.h"
 #include "mainwindow/mainwindow.h"
 #include "result/resultview.h"
 
@@ -13,8 +13,8 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLineEdit>
-#include <QTabWidget>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -30,8 +30,7 @@ ScreenshotDriver::ScreenshotDriver(MainWindow* window, QString directory, QObjec
     : QObject(parent)
     , m_window(window)
     , m_directory(std::move(directory))
-{
-}
+{ }
 
 ServerConnection* ScreenshotDriver::connection(const QString& name) const
 {
@@ -48,12 +47,14 @@ void ScreenshotDriver::start()
         [this] {
             return connection(StdioServer)->state() == ServerConnection::State::Ready
                 && connection(HttpServer)->state() == ServerConnection::State::Ready
-                && connection(StdioServer)->session()->toolsListed() && connection(HttpServer)->session()->toolsListed();
+                && connection(StdioServer)->session()->toolsListed()
+                && connection(HttpServer)->session()->toolsListed();
         },
         60000, [this] { step1Connected(); }, tr("both demo servers to be ready"));
 }
 
-void ScreenshotDriver::waitUntil(std::function<bool()> condition, int timeoutMs, std::function<void()> then, const QString& what)
+void ScreenshotDriver::waitUntil(
+    std::function<bool()> condition, int timeoutMs, std::function<void()> then, const QString& what)
 {
     auto timer = std::make_shared<QElapsedTimer>();
     timer->start();
@@ -121,7 +122,8 @@ void ScreenshotDriver::step3Uncertain()
         [this] {
             m_window->selectCall(m_uncertainCall);
             QTimer::singleShot(300, this, [this] {
-                save(m_window->findChild<QDockWidget*>(QStringLiteral("callsDock")), QStringLiteral("timeline-uncertain.png"));
+                save(m_window->findChild<QDockWidget*>(QStringLiteral("callsDock")),
+                    QStringLiteral("timeline-uncertain.png"));
                 save(m_window, QStringLiteral("main-window-uncertain.png"));
                 step4Retried();
             });
@@ -139,8 +141,8 @@ void ScreenshotDriver::step4Retried()
     http->noteEvent(QStringLiteral("action"), tr("armed fault expire-after ×1"));
     auto done = std::make_shared<bool>(false);
     m_window->selectTool(QStringLiteral("echo"));
-    http->callTool(QStringLiteral("echo"), { { QStringLiteral("message"), QStringLiteral("read across an expiry") } }, {},
-        [this, done](const CallRecord& record) {
+    http->callTool(QStringLiteral("echo"), { { QStringLiteral("message"), QStringLiteral("read across an expiry") } },
+        {}, [this, done](const CallRecord& record) {
             m_retriedCall = record.callId;
             *done = true;
         });
@@ -148,7 +150,8 @@ void ScreenshotDriver::step4Retried()
         [this] {
             m_window->selectCall(m_retriedCall);
             QTimer::singleShot(300, this, [this] {
-                save(m_window->findChild<QDockWidget*>(QStringLiteral("callsDock")), QStringLiteral("timeline-retried.png"));
+                save(m_window->findChild<QDockWidget*>(QStringLiteral("callsDock")),
+                    QStringLiteral("timeline-retried.png"));
                 step5Breaker();
             });
         },
