@@ -215,8 +215,10 @@ void MainWindow::createCentre()
     m_result->setObjectName(QStringLiteral("resultView"));
     callArea->setStretchFactor(0, 2);
     callArea->setStretchFactor(1, 3);
-    toolsPage->setStretchFactor(0, 2);
-    toolsPage->setStretchFactor(1, 3);
+    toolsPage->setStretchFactor(0, 1);
+    toolsPage->setStretchFactor(1, 1);
+    // Enough of the tools table to compare annotations at a glance, and room for the composer.
+    toolsPage->setSizes({ 360, 420 });
     m_centre->addTab(toolsPage, tr("Tools"));
     setCentralWidget(m_centre);
 
