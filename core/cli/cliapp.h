@@ -59,7 +59,6 @@ private:
     Engine* m_engine = nullptr;
     ServerConnection* m_connection = nullptr;
     int m_exitCode = -1;
-    bool m_quitting = false;
     bool m_commandStarted = false;
     QString m_script;
     std::unique_ptr<QFile> m_log;

@@ -156,7 +156,6 @@ private:
         int delayMs;
     };
     QList<ArmedStdioFault> m_stdioFaults;
-    quint64 m_nextCall = 1;
 };
 
 } // namespace mcpscope
