@@ -4,6 +4,7 @@
 #include "conformanceclient.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "exportcommand.h"
 #include "fault/faultproxy.h"
 #include "proxycommand.h"
 #include "scriptrunner.h"
@@ -84,6 +85,8 @@ QString CliApp::helpText()
         "  proxy --upstream URL [--listen PORT] [--control PORT]\n"
         "                              fault-injecting proxy on 127.0.0.1 in front of a Streamable HTTP server\n"
         "                              (alone; runs until SIGINT/SIGTERM; --control serves the fault API)\n"
+        "  export LOG --format jsonl|csv --out FILE [--server NAME]... [--tool NAME]... [--outcome NAME]...\n"
+        "         [--text TEXT]        filter a --log call log and write it (redacted) as JSONL or CSV (alone)\n"
         "\n"
         "Options:\n"
         "  --json                      machine-readable output: one JSON object per command\n"
@@ -386,6 +389,9 @@ int CliApp::start(const QStringList& arguments)
         connect(proxy, &ProxyCommand::finished, this, &CliApp::finished);
         return proxy->start(arguments.mid(2));
     }
+    // `export LOG --format jsonl|csv --out FILE`: filters and redacts a JSONL call log, run by ExportCommand.
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("export"))
+        return ExportCommand().run(arguments.mid(2));
     QString error;
     if (!parse(arguments, &error)) {
         m_err << "mcpscope-cli: " << error << "\n"

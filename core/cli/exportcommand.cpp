@@ -1,0 +1,100 @@
+#include "exportcommand.h"
+
+#include "calllog/calllogfile.h"
+#include "exitcodes.h"
+
+#include <QCommandLineParser>
+
+namespace mcpscope {
+
+ExportCommand::ExportCommand(QObject* parent)
+    : QObject(parent)
+    , m_err(stderr)
+{ }
+
+ExportCommand::~ExportCommand() = default;
+
+int ExportCommand::run(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption formatOpt(QStringLiteral("format"), {}, QStringLiteral("jsonl|csv"));
+    const QCommandLineOption outOpt(QStringLiteral("out"), {}, QStringLiteral("file"));
+    const QCommandLineOption serverOpt(QStringLiteral("server"), {}, QStringLiteral("name"));
+    const QCommandLineOption toolOpt(QStringLiteral("tool"), {}, QStringLiteral("name"));
+    const QCommandLineOption outcomeOpt(QStringLiteral("outcome"), {}, QStringLiteral("name"));
+    const QCommandLineOption textOpt(QStringLiteral("text"), {}, QStringLiteral("text"));
+    parser.addOptions({ formatOpt, outOpt, serverOpt, toolOpt, outcomeOpt, textOpt });
+    const auto usage = [this](const QString& message) {
+        m_err << "mcpscope-cli export: " << message << "\n"
+              << "Usage: mcpscope-cli export LOG --format jsonl|csv --out FILE [--server NAME]... [--tool NAME]...\n"
+              << "                           [--outcome NAME]... [--text TEXT]\n";
+        m_err.flush();
+        return int(ExitUsage);
+    };
+    if (!parser.parse(QStringList { QStringLiteral("mcpscope-cli export") } + args))
+        return usage(parser.errorText());
+    const QStringList positional = parser.positionalArguments();
+    if (positional.isEmpty())
+        return usage(tr("no call log given"));
+    if (positional.size() > 1)
+        return usage(tr("unexpected argument '%1'").arg(positional.at(1)));
+    const QString format = parser.value(formatOpt);
+    if (format == QLatin1String("har"))
+        return usage(tr("HAR export needs the per-attempt wire exchange, which call records do not carry yet"));
+    if (!parser.isSet(formatOpt))
+        return usage(tr("--format is required (jsonl or csv)"));
+    if (format != QLatin1String("jsonl") && format != QLatin1String("csv"))
+        return usage(tr("unknown format '%1' (jsonl or csv)").arg(format));
+    if (!parser.isSet(outOpt) || parser.value(outOpt).isEmpty())
+        return usage(tr("--out FILE is required"));
+
+    CallLogFilter filter;
+    for (const QString& server : parser.values(serverOpt))
+        filter.servers.insert(server);
+    for (const QString& tool : parser.values(toolOpt))
+        filter.tools.insert(tool);
+    for (const QString& name : parser.values(outcomeOpt)) {
+        const std::optional<CallOutcome> outcome = outcomeFromName(name);
+        if (!outcome) {
+            QStringList names;
+            for (int i = 0; i <= int(CallOutcome::Interrupted); ++i)
+                names.append(outcomeName(CallOutcome(i)));
+            return usage(tr("unknown outcome '%1' (one of: %2)").arg(name, names.join(QStringLiteral(", "))));
+        }
+        filter.outcomes.append(*outcome);
+    }
+    filter.text = parser.value(textOpt);
+
+    const QString logPath = positional.first();
+    const QString outPath = parser.value(outOpt);
+    const CallLogReadResult log = CallLogReader::read(logPath);
+    if (!log.ok) {
+        // The error already names the first bad line; a line-by-line list of a binary file helps no one.
+        m_err << "mcpscope-cli export: " << log.error << '\n';
+        m_err.flush();
+        return ExitTransportFailure;
+    }
+    for (const QString& problem : log.problems)
+        m_err << "mcpscope-cli export: warning: " << problem << '\n';
+    if (log.records.isEmpty() && log.problems.isEmpty())
+        m_err << "mcpscope-cli export: " << tr("%1 holds no call records yet").arg(logPath) << '\n';
+    QString error;
+    const bool written = format == QLatin1String("csv")
+        ? CallLogWriter::writeCsv(outPath, log.records, filter, &error)
+        : CallLogWriter::writeJsonl(outPath, log.records, filter, &error);
+    if (!written) {
+        m_err << "mcpscope-cli export: " << error << '\n';
+        m_err.flush();
+        return ExitTransportFailure;
+    }
+    m_err << tr("exported %1 of %2 call(s) to %3")
+                 .arg(CallLogWriter::countMatching(log.records, filter))
+                 .arg(log.records.size())
+                 .arg(outPath)
+          << '\n';
+    m_err.flush();
+    return ExitSuccess;
+}
+
+} // namespace mcpscope

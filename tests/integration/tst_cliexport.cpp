@@ -1,0 +1,191 @@
+// Runs the real mcpscope-cli export on call logs written by the test.
+
+#include "calllog/callrecord.h"
+#include "peerprocess.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace mcpscope;
+using mcpscope::test::runCli;
+
+namespace {
+
+/// Record i: server alpha/beta by parity, tool echo/add by i%3 != 0, outcome success or timeout by i%4.
+CallRecord makeRecord(int i)
+{
+    CallRecord r;
+    r.callId = QStringLiteral("call-%1").arg(i);
+    r.server = i % 2 ? QStringLiteral("beta") : QStringLiteral("alpha");
+    r.transport = QStringLiteral("http");
+    r.method = QStringLiteral("tools/call");
+    r.tool = i % 3 ? QStringLiteral("echo") : QStringLiteral("add");
+    r.startedAt = 1764400000000 + i;
+    r.endedAt = r.startedAt + 5;
+    CallAttempt attempt;
+    attempt.requestId = QString::number(i);
+    attempt.sentAt = r.startedAt;
+    attempt.endedAt = r.endedAt;
+    attempt.written = true;
+    if (i == 7)
+        attempt.error = QStringLiteral("401 with Authorization: Bearer sekret-token-123");
+    r.attempts.append(attempt);
+    r.outcome = i % 4 ? CallOutcome::Success : CallOutcome::Timeout;
+    return r;
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace
+
+class TestCliExport : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_log = m_dir.filePath(QStringLiteral("calls.jsonl"));
+        QFile file(m_log);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 20; ++i)
+            file.write(QJsonDocument(makeRecord(i).toJson()).toJson(QJsonDocument::Compact) + '\n');
+        file.write("not json at all\n");
+    }
+
+    void exportJsonl_data()
+    {
+        QTest::addColumn<QStringList>("filters");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("all") << QStringList {} << 20;
+        QTest::newRow("server") << QStringList { QStringLiteral("--server"), QStringLiteral("beta") } << 10;
+        // echo: i%3 != 0 -> 13 of 20
+        QTest::newRow("tool") << QStringList { QStringLiteral("--tool"), QStringLiteral("echo") } << 13;
+        QTest::newRow("outcome") << QStringList { QStringLiteral("--outcome"), QStringLiteral("timeout") } << 5;
+        QTest::newRow("two outcomes") << QStringList { QStringLiteral("--outcome"), QStringLiteral("timeout"),
+            QStringLiteral("--outcome"), QStringLiteral("success") }
+                                      << 20;
+        // alpha (even) and add (i%3==0): 0, 6, 12, 18
+        QTest::newRow("server and tool") << QStringList { QStringLiteral("--server"), QStringLiteral("alpha"),
+            QStringLiteral("--tool"), QStringLiteral("add") }
+                                         << 4;
+        QTest::newRow("text") << QStringList { QStringLiteral("--text"), QStringLiteral("CALL-1") } << 11;
+    }
+
+    void exportJsonl()
+    {
+        QFETCH(QStringList, filters);
+        QFETCH(int, expected);
+        const QString out = m_dir.filePath(QStringLiteral("out.jsonl"));
+        const auto run = runCli(QStringList { QStringLiteral("export"), m_log, QStringLiteral("--format"),
+                                    QStringLiteral("jsonl"), QStringLiteral("--out"), out }
+            + filters);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.err.contains("calls.jsonl:21: not JSON"), run.err.constData());
+        QVERIFY2(run.err.contains(QStringLiteral("exported %1 of 20 call(s) to %2").arg(expected).arg(out).toUtf8()),
+            run.err.constData());
+        const QByteArray bytes = readAll(out);
+        QCOMPARE(bytes.count('\n'), expected);
+        QVERIFY(!bytes.contains("sekret-token-123"));
+    }
+
+    void exportCsv()
+    {
+        const QString out = m_dir.filePath(QStringLiteral("out.csv"));
+        const auto run = runCli({ QStringLiteral("export"), m_log, QStringLiteral("--format"), QStringLiteral("csv"),
+            QStringLiteral("--out"), out, QStringLiteral("--server"), QStringLiteral("alpha"),
+            QStringLiteral("--outcome"), QStringLiteral("timeout") });
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        // alpha and timeout: i%4==0 -> 0, 4, 8, 12, 16
+        const QList<QByteArray> lines = readAll(out).split('\n');
+        QCOMPARE(lines.size(), 1 + 5 + 1); // header, 5 rows, the empty rest after the last CRLF
+        QCOMPARE(lines.first(), QByteArray("time,server,tool,duration_ms,attempts,rule,outcome,call_id\r"));
+        QCOMPARE(lines.at(1), QByteArray("2025-11-29T07:06:40.000Z,alpha,add,5,1,,timeout,call-0\r"));
+        QCOMPARE(lines.at(5), QByteArray("2025-11-29T07:06:40.016Z,alpha,echo,5,1,,timeout,call-16\r"));
+    }
+
+    void usageErrors_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("message");
+        const QString out = QStringLiteral("/nonexistent-dir/out");
+        QTest::newRow("har") << QStringList {
+            QStringLiteral("--format"), QStringLiteral("har"), QStringLiteral("--out"), out
+        } << QByteArray("HAR export needs the per-attempt wire exchange, which call records do not carry yet");
+        QTest::newRow("no format") << QStringList { QStringLiteral("--out"), out } << QByteArray("--format");
+        QTest::newRow("unknown format") << QStringList { QStringLiteral("--format"), QStringLiteral("xml"),
+            QStringLiteral("--out"), out }
+                                        << QByteArray("unknown format 'xml'");
+        QTest::newRow("no out") << QStringList { QStringLiteral("--format"), QStringLiteral("csv") }
+                                << QByteArray("--out");
+        QTest::newRow("unknown outcome") << QStringList { QStringLiteral("--format"), QStringLiteral("csv"),
+            QStringLiteral("--out"), out, QStringLiteral("--outcome"), QStringLiteral("great") }
+                                         << QByteArray("unknown outcome 'great'");
+    }
+
+    void usageErrors()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, message);
+        const auto run = runCli(QStringList { QStringLiteral("export"), m_log } + args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(message), run.err.constData());
+        const auto noLog = runCli({ QStringLiteral("export") });
+        QCOMPARE(noLog.exitCode, 2);
+    }
+
+    void missingLog()
+    {
+        const QString missing = m_dir.filePath(QStringLiteral("missing.jsonl"));
+        const auto run = runCli({ QStringLiteral("export"), missing, QStringLiteral("--format"),
+            QStringLiteral("jsonl"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.jsonl")) });
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.err.contains(missing.toUtf8()), run.err.constData());
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("x.jsonl"))));
+    }
+
+    void notALog()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("settings.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"theme\": \"dark\"}\n");
+        file.close();
+        const auto run = runCli({ QStringLiteral("export"), path, QStringLiteral("--format"), QStringLiteral("csv"),
+            QStringLiteral("--out"), m_dir.filePath(QStringLiteral("y.csv")) });
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(run.err.contains("settings.json is not a McpScope call log"), run.err.constData());
+        QVERIFY2(!run.err.contains("warning:"), run.err.constData());
+    }
+
+    void emptyLog()
+    {
+        // An empty log (what --log leaves before the first call ends) exports nothing, successfully.
+        const QString path = m_dir.filePath(QStringLiteral("empty.jsonl"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.close();
+        const QString out = m_dir.filePath(QStringLiteral("empty-out.jsonl"));
+        const auto run = runCli({ QStringLiteral("export"), path, QStringLiteral("--format"), QStringLiteral("jsonl"),
+            QStringLiteral("--out"), out });
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.err.contains("holds no call records yet"), run.err.constData());
+        QVERIFY2(run.err.contains("exported 0 of 0 call(s)"), run.err.constData());
+        QVERIFY(QFile::exists(out));
+        QCOMPARE(readAll(out), QByteArray());
+    }
+
+private:
+    QTemporaryDir m_dir;
+    QString m_log;
+};
+
+QTEST_GUILESS_MAIN(TestCliExport)
+#include "tst_cliexport.moc"

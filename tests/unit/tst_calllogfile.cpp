@@ -1,0 +1,388 @@
+#include "calllog/calllogfile.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace mcpscope;
+
+namespace {
+
+const QStringList Servers { QStringLiteral("alpha"), QStringLiteral("beta"), QStringLiteral("gamma") };
+const QStringList Tools { QStringLiteral("echo"), QStringLiteral("add"), QStringLiteral("writeFile"),
+    QStringLiteral("slow") };
+const QList<CallOutcome> Outcomes { CallOutcome::Success, CallOutcome::ToolError, CallOutcome::Timeout,
+    CallOutcome::OutcomeUncertain, CallOutcome::TransportError };
+
+/// Record i of a varied set: server i%3, tool i%4 (every 10th is a tools/list), outcome i%5.
+CallRecord makeRecord(int i)
+{
+    CallRecord r;
+    r.callId = QStringLiteral("call-%1").arg(i, 3, 10, QLatin1Char('0'));
+    r.server = Servers.at(i % 3);
+    r.transport = i % 2 ? QStringLiteral("http") : QStringLiteral("stdio");
+    if (i % 10 == 9) {
+        r.method = QStringLiteral("tools/list");
+    } else {
+        r.method = QStringLiteral("tools/call");
+        r.tool = Tools.at(i % 4);
+        r.arguments = QJsonObject { { QStringLiteral("n"), i }, { QStringLiteral("text"), QStringLiteral("é\"\n,") } };
+    }
+    r.annotations = QJsonObject { { QStringLiteral("readOnlyHint"), i % 4 != 2 } };
+    r.toolListed = i % 3 != 0;
+    r.policy = QJsonObject { { QStringLiteral("idempotentReplay"), i % 2 == 0 } };
+    r.startedAt = 1764400000000 + i * 1000;
+    r.endedAt = r.startedAt + 10 + i;
+    const int attempts = 1 + i % 3;
+    for (int a = 1; a <= attempts; ++a) {
+        CallAttempt attempt;
+        attempt.number = a;
+        attempt.requestId = QString::number(i * 10 + a);
+        attempt.sessionId = QStringLiteral("session-%1").arg(a);
+        attempt.sentAt = r.startedAt + a;
+        attempt.firstByteAt = a == attempts ? r.startedAt + a + 2 : 0;
+        attempt.endedAt = r.startedAt + a + 3;
+        attempt.httpStatus = r.transport == QLatin1String("http") ? (a == attempts ? 200 : 502) : 0;
+        attempt.written = a % 2 == 1;
+        if (a < attempts) {
+            attempt.failureKind = FailureKind(a % (int(FailureKind::ToolError) + 1));
+            attempt.verdict = DispatchVerdict(a % (int(DispatchVerdict::Executed) + 1));
+            attempt.error = QStringLiteral("attempt %1 failed").arg(a);
+            CallDecision decision;
+            decision.afterAttempt = a;
+            decision.rule = QStringLiteral("R%1").arg(1 + (i + a) % 9);
+            decision.action = QStringLiteral("retry");
+            decision.reason = QStringLiteral("because %1").arg(a);
+            r.decisions.append(decision);
+        }
+        r.attempts.append(attempt);
+    }
+    if (i % 4 == 1) {
+        r.reconnects.append(CallReconnect { QStringLiteral("old"), QStringLiteral("new"), r.startedAt + 5, 7,
+            i % 8 == 1, i % 8 == 1 ? QString() : QStringLiteral("refused") });
+    }
+    if (i % 5 == 2)
+        r.events.append(CallEvent { r.startedAt + 1, QStringLiteral("fault"), QStringLiteral("drop-response") });
+    r.outcome = Outcomes.at(i % 5);
+    r.rule = r.decisions.isEmpty() ? QString() : r.decisions.last().rule;
+    r.healed = attempts > 1 && r.outcome == CallOutcome::Success;
+    if (r.outcome == CallOutcome::Success)
+        r.result = QJsonObject { { QStringLiteral("content"), QJsonArray { QStringLiteral("ok") } } };
+    else
+        r.error = QJsonObject { { QStringLiteral("message"), QStringLiteral("failed %1").arg(i) } };
+    return r;
+}
+
+QList<CallRecord> makeRecords(int count)
+{
+    QList<CallRecord> records;
+    for (int i = 0; i < count; ++i)
+        records.append(makeRecord(i));
+    return records;
+}
+
+QByteArray jsonLine(const QJsonObject& object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+void writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(file.write(bytes), bytes.size());
+}
+
+} // namespace
+
+class TestCallLogFile : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() { QVERIFY(m_dir.isValid()); }
+
+    void roundTrip()
+    {
+        const QList<CallRecord> records = makeRecords(50);
+        const QString path = m_dir.filePath(QStringLiteral("calls.jsonl"));
+        QString error;
+        QVERIFY2(CallLogWriter::writeJsonl(path, records, {}, &error), qPrintable(error));
+        const QByteArray bytes = readAll(path);
+        QCOMPARE(bytes.count('\n'), 50);
+        const CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY2(read.ok, qPrintable(read.error));
+        QVERIFY2(read.problems.isEmpty(), qPrintable(read.problems.join(QLatin1Char('\n'))));
+        QCOMPARE(read.records.size(), records.size());
+        for (int i = 0; i < records.size(); ++i)
+            QCOMPARE(read.records.at(i).toJson(), records.at(i).toJson());
+    }
+
+    void filter_data()
+    {
+        QTest::addColumn<QStringList>("servers");
+        QTest::addColumn<QStringList>("tools");
+        QTest::addColumn<QStringList>("outcomes");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("expected");
+
+        const QStringList none;
+        // 60 records: server i%3, outcome i%5, tools/list when i%10==9, else tool i%4.
+        QTest::newRow("everything") << none << none << none << QString() << 60;
+        QTest::newRow("server") << QStringList { QStringLiteral("alpha") } << none << none << QString() << 20;
+        QTest::newRow("two servers") << QStringList { QStringLiteral("alpha"), QStringLiteral("beta") } << none << none
+                                     << QString() << 40;
+        // tools/list at 9,19,...,59 (6); echo: i%4==0 and i%10!=9 -> 15
+        QTest::newRow("tool") << none << QStringList { QStringLiteral("echo") } << none << QString() << 15;
+        QTest::newRow("method as tool") << none << QStringList { QStringLiteral("tools/list") } << none << QString()
+                                        << 6;
+        QTest::newRow("outcome") << none << none << QStringList { QStringLiteral("timeout") } << QString() << 12;
+        QTest::newRow("server and outcome") << QStringList { QStringLiteral("alpha") } << none
+                                            << QStringList { QStringLiteral("success") } << QString() << 4; // i%15==0
+        QTest::newRow("text call id") << none << none << none << QStringLiteral("CALL-04") << 10;
+        QTest::newRow("text outcome name") << none << none << none << QStringLiteral("UNCERTAIN") << 12;
+        QTest::newRow("text server") << none << none << none << QStringLiteral("gam") << 20;
+        QTest::newRow("text tool") << none << none << none << QStringLiteral("writefile") << 15;
+        QTest::newRow("text matches nothing") << none << none << none << QStringLiteral("zzz") << 0;
+    }
+
+    void filter()
+    {
+        QFETCH(QStringList, servers);
+        QFETCH(QStringList, tools);
+        QFETCH(QStringList, outcomes);
+        QFETCH(QString, text);
+        QFETCH(int, expected);
+
+        CallLogFilter filter;
+        filter.servers = QSet<QString>(servers.begin(), servers.end());
+        filter.tools = QSet<QString>(tools.begin(), tools.end());
+        for (const QString& name : outcomes)
+            filter.outcomes.append(outcomeFromName(name).value());
+        filter.text = text;
+        const QList<CallRecord> records = makeRecords(60);
+        QCOMPARE(CallLogWriter::countMatching(records, filter), expected);
+
+        const QString path = m_dir.filePath(QStringLiteral("filtered.jsonl"));
+        QString error;
+        QVERIFY2(CallLogWriter::writeJsonl(path, records, filter, &error), qPrintable(error));
+        const CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(read.ok);
+        QCOMPARE(read.records.size(), expected);
+        for (const CallRecord& record : read.records)
+            QVERIFY(filter.matches(record));
+    }
+
+    void csv_data()
+    {
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QByteArray>("field");
+        QTest::newRow("plain") << QStringLiteral("echo") << QByteArray("echo");
+        QTest::newRow("comma") << QStringLiteral("a,b") << QByteArray("\"a,b\"");
+        QTest::newRow("quote") << QStringLiteral("say \"hi\"") << QByteArray("\"say \"\"hi\"\"\"");
+        QTest::newRow("newline") << QStringLiteral("two\nlines") << QByteArray("\"two\nlines\"");
+        QTest::newRow("all three") << QStringLiteral("a,\"b\"\nc") << QByteArray("\"a,\"\"b\"\"\nc\"");
+    }
+
+    void csv()
+    {
+        QFETCH(QString, tool);
+        QFETCH(QByteArray, field);
+        CallRecord record = makeRecord(1);
+        record.tool = tool;
+        const QString path = m_dir.filePath(QStringLiteral("calls.csv"));
+        QString error;
+        QVERIFY2(CallLogWriter::writeCsv(path, { record }, {}, &error), qPrintable(error));
+        const QByteArray expected = "time,server,tool,duration_ms,attempts,rule,outcome,call_id\r\n"
+                                    "2025-11-29T07:06:41.000Z,beta,"
+            + field + ",11,2," + record.rule.toUtf8() + ",tool_error,call-001\r\n";
+        QCOMPARE(readAll(path), expected);
+    }
+
+    void truncatedLastLine()
+    {
+        const QList<CallRecord> records = makeRecords(5);
+        QByteArray bytes;
+        for (const CallRecord& record : records)
+            bytes += jsonLine(record.toJson());
+        bytes.chop(40); // cut mid-last-line
+        const QString path = m_dir.filePath(QStringLiteral("calls.jsonl"));
+        writeBytes(path, bytes);
+        const CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(read.ok);
+        QCOMPARE(read.records.size(), 4);
+        QCOMPARE(read.problems.size(), 1);
+        QVERIFY2(read.problems.first().startsWith(QStringLiteral("calls.jsonl:5: truncated last line")),
+            qPrintable(read.problems.first()));
+    }
+
+    void everyTruncation()
+    {
+        QByteArray bytes;
+        for (const CallRecord& record : makeRecords(3))
+            bytes += jsonLine(record.toJson());
+        const QString path = m_dir.filePath(QStringLiteral("calls.jsonl"));
+        int lastCount = 0;
+        for (qsizetype cut = 0; cut <= bytes.size(); ++cut) {
+            writeBytes(path, bytes.left(cut));
+            const CallLogReadResult read = CallLogReader::read(path);
+            QVERIFY(read.records.size() <= 3);
+            QVERIFY(read.records.size() >= lastCount); // a longer prefix never yields fewer records
+            lastCount = int(read.records.size());
+            if (read.ok)
+                QVERIFY(read.problems.size() <= 1);
+            else
+                QVERIFY(read.error.contains(QStringLiteral("not a McpScope call log")));
+        }
+        QCOMPARE(lastCount, 3);
+    }
+
+    void randomBytes()
+    {
+        QRandomGenerator random(20261129);
+        const QString path = m_dir.filePath(QStringLiteral("random.bin"));
+        for (int round = 0; round < 200; ++round) {
+            QByteArray bytes(int(random.bounded(1, 4096)), Qt::Uninitialized);
+            for (char& c : bytes)
+                c = char(random.bounded(256));
+            writeBytes(path, bytes);
+            const CallLogReadResult read = CallLogReader::read(path);
+            QVERIFY(read.records.isEmpty());
+        }
+    }
+
+    void newerSchema()
+    {
+        const QList<CallRecord> records = makeRecords(3);
+        QJsonObject newer = records.at(1).toJson();
+        newer.insert(QStringLiteral("schema"), CallRecord::SchemaVersion + 1);
+        const QByteArray bytes = jsonLine(records.at(0).toJson()) + jsonLine(newer) + jsonLine(records.at(2).toJson());
+        const QString path = m_dir.filePath(QStringLiteral("calls.jsonl"));
+        writeBytes(path, bytes);
+        const CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(read.ok);
+        QCOMPARE(read.records.size(), 2);
+        QCOMPARE(read.records.at(1).callId, records.at(2).callId);
+        QCOMPARE(read.problems.size(), 1);
+        const QString problem = read.problems.first();
+        QVERIFY2(problem.startsWith(QStringLiteral("calls.jsonl:2: call record schema 2 ")), qPrintable(problem));
+    }
+
+    void nonJsonLineInTheMiddle()
+    {
+        const QList<CallRecord> records = makeRecords(3);
+        const QByteArray bytes = jsonLine(records.at(0).toJson()) + "this is not json\n"
+            + jsonLine(QJsonObject { { QStringLiteral("hello"), 1 } }) + jsonLine(records.at(1).toJson())
+            + jsonLine(records.at(2).toJson());
+        const QString path = m_dir.filePath(QStringLiteral("calls.jsonl"));
+        writeBytes(path, bytes);
+        const CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(read.ok);
+        QCOMPARE(read.records.size(), 3);
+        QCOMPARE(read.problems.size(), 2);
+        QVERIFY2(
+            read.problems.at(0).startsWith(QStringLiteral("calls.jsonl:2: not JSON")), qPrintable(read.problems.at(0)));
+        QCOMPARE(read.problems.at(1), QStringLiteral("calls.jsonl:3: not a call record (no callId)"));
+    }
+
+    void pngIsNotALog()
+    {
+        QByteArray png = QByteArray::fromHex("89504e470d0a1a0a0000000d49484452000000100000001008060000001ff3ff61");
+        png += QByteArray(200, '\x01') + "IEND\xae\x42\x60\x82";
+        const QString path = m_dir.filePath(QStringLiteral("picture.png"));
+        writeBytes(path, png);
+        const CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(!read.ok);
+        QVERIFY(read.records.isEmpty());
+        QVERIFY2(
+            read.error.startsWith(QStringLiteral("picture.png is not a McpScope call log: ")), qPrintable(read.error));
+    }
+
+    void emptyFileIsAnEmptyLog()
+    {
+        // An empty file is a log with no calls yet (what --log leaves before the first call ends).
+        const QString path = m_dir.filePath(QStringLiteral("empty.jsonl"));
+        writeBytes(path, QByteArray());
+        CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(read.ok);
+        QVERIFY(read.records.isEmpty());
+        QVERIFY(read.problems.isEmpty());
+        writeBytes(path, "\n\r\n  \n");
+        read = CallLogReader::read(path);
+        QVERIFY(read.ok);
+        QVERIFY(read.records.isEmpty());
+    }
+
+    void randomJsonIsNotALog()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("package.json"));
+        writeBytes(path, "{\"name\": \"x\", \"version\": \"1.0.0\"}\n");
+        CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(!read.ok);
+        QCOMPARE(read.error,
+            QStringLiteral("package.json is not a McpScope call log: line 1: not a call record (no callId)"));
+        writeBytes(path, "{\n  \"name\": \"x\"\n}\n");
+        read = CallLogReader::read(path);
+        QVERIFY(!read.ok);
+        QVERIFY(read.error.startsWith(QStringLiteral("package.json is not a McpScope call log: line 1: not JSON")));
+    }
+
+    void missingFile()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("nowhere/calls.jsonl"));
+        const CallLogReadResult read = CallLogReader::read(path);
+        QVERIFY(!read.ok);
+        QVERIFY(read.error.contains(path));
+        QVERIFY(read.error.startsWith(QStringLiteral("cannot read ")));
+        const CallLogReadResult dir = CallLogReader::read(m_dir.path());
+        QVERIFY(!dir.ok);
+        QVERIFY(dir.error.contains(m_dir.path()));
+    }
+
+    void redaction_data()
+    {
+        QTest::addColumn<bool>("csv");
+        QTest::newRow("jsonl") << false;
+        QTest::newRow("csv") << true;
+    }
+
+    void redaction()
+    {
+        QFETCH(bool, csv);
+        CallRecord record = makeRecord(2);
+        record.attempts.first().error = QStringLiteral("HTTP 401: request had Authorization: Bearer sekret-token-123");
+        record.tool = QStringLiteral("Authorization: Bearer sekret-token-123");
+        const QString path = m_dir.filePath(csv ? QStringLiteral("out.csv") : QStringLiteral("out.jsonl"));
+        QString error;
+        const bool ok = csv ? CallLogWriter::writeCsv(path, { record }, {}, &error)
+                            : CallLogWriter::writeJsonl(path, { record }, {}, &error);
+        QVERIFY2(ok, qPrintable(error));
+        const QByteArray bytes = readAll(path);
+        QVERIFY(!bytes.isEmpty());
+        QVERIFY2(!bytes.contains("sekret-token-123"), bytes.constData());
+        QVERIFY(bytes.contains("[redacted]"));
+    }
+
+    void unwritableOutput()
+    {
+        QString error;
+        const QString path = m_dir.filePath(QStringLiteral("nowhere/out.jsonl"));
+        QVERIFY(!CallLogWriter::writeJsonl(path, makeRecords(1), {}, &error));
+        QVERIFY(error.contains(path));
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(TestCallLogFile)
+#include "tst_calllogfile.moc"
