@@ -51,6 +51,20 @@ void Engine::setResponder(ClientResponder* responder)
         c->setResponder(responder);
 }
 
+void Engine::follow(QObject* receiver, const std::function<void(ServerConnection*)>& attach)
+{
+    connect(this, &Engine::serverAdded, receiver, attach);
+    for (ServerConnection* c : std::as_const(m_connections))
+        attach(c);
+}
+
+void Engine::unfollow(QObject* receiver)
+{
+    disconnect(this, nullptr, receiver, nullptr);
+    for (ServerConnection* c : std::as_const(m_connections))
+        c->disconnect(receiver);
+}
+
 void Engine::connectAll()
 {
     for (ServerConnection* c : std::as_const(m_connections))

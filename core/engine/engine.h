@@ -6,6 +6,8 @@
 #include <QList>
 #include <QObject>
 
+#include <functional>
+
 namespace mcpscope {
 
 /// Owns one ServerConnection per configured server; any number may be live at once.
@@ -23,6 +25,12 @@ public:
     ServerConnection* connection(const QString& name) const;
     const QList<ServerConnection*>& connections() const { return m_connections; }
     void setResponder(ClientResponder* responder);
+
+    /// Calls attach for every connection now and for each one added later, on receiver's behalf.
+    /// The models and stores that watch all servers follow the engine this way.
+    void follow(QObject* receiver, const std::function<void(ServerConnection*)>& attach);
+    /// Undoes follow(): no more attach calls, and no connection's signals reach receiver any more.
+    void unfollow(QObject* receiver);
 
     void connectAll();
     void disconnectAll();

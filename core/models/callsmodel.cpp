@@ -31,17 +31,11 @@ void CallsModel::setEngine(Engine* engine)
 {
     if (m_engine == engine)
         return;
-    if (m_engine) {
-        m_engine->disconnect(this);
-        for (ServerConnection* connection : m_engine->connections())
-            disconnect(connection, &ServerConnection::callUpdated, this, &CallsModel::ingest);
-    }
+    if (m_engine)
+        m_engine->unfollow(this);
     m_engine = engine;
-    if (!engine)
-        return;
-    connect(engine, &Engine::serverAdded, this, &CallsModel::attachConnection);
-    for (ServerConnection* connection : engine->connections())
-        attachConnection(connection);
+    if (engine)
+        engine->follow(this, [this](ServerConnection* connection) { attachConnection(connection); });
 }
 
 void CallsModel::attachConnection(ServerConnection* connection)

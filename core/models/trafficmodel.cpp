@@ -230,17 +230,11 @@ void TrafficModel::setEngine(Engine* engine)
 {
     if (m_engine == engine)
         return;
-    if (m_engine) {
-        m_engine->disconnect(this);
-        for (ServerConnection* connection : m_engine->connections())
-            connection->disconnect(this);
-    }
+    if (m_engine)
+        m_engine->unfollow(this);
     m_engine = engine;
-    if (!engine)
-        return;
-    connect(engine, &Engine::serverAdded, this, &TrafficModel::attachConnection);
-    for (ServerConnection* connection : engine->connections())
-        attachConnection(connection);
+    if (engine)
+        engine->follow(this, [this](ServerConnection* connection) { attachConnection(connection); });
 }
 
 void TrafficModel::attachConnection(ServerConnection* connection)
