@@ -15,6 +15,7 @@
 
 #include <csignal>
 #include <QJsonArray>
+#include <QMetaMethod>
 #include <QTimer>
 #include <QUuid>
 #include <unistd.h>
@@ -176,6 +177,17 @@ void ServerConnection::stopLauncher()
     ::kill(-pid_t(pid), SIGKILL);
 }
 
+void ServerConnection::connectNotify(const QMetaMethod& signal)
+{
+    static const QMetaMethod trafficSignal = QMetaMethod::fromSignal(&ServerConnection::traffic);
+    if (signal == trafficSignal && !m_trafficWatched) {
+        m_trafficWatched = true;
+        if (m_session)
+            connect(m_session, &ClientSession::traffic, this, &ServerConnection::traffic);
+    }
+    QObject::connectNotify(signal);
+}
+
 void ServerConnection::setConfig(const ServerConfig& config)
 {
     m_config = config;
@@ -323,7 +335,9 @@ void ServerConnection::startSession(TransportKind kind)
     connect(session, &ClientSession::toolsChanged, this, &ServerConnection::toolsChanged);
     connect(session, &ClientSession::serverLog, this, &ServerConnection::serverLog);
     connect(session, &ClientSession::logMessage, this, &ServerConnection::logMessage);
-    connect(session, &ClientSession::traffic, this, &ServerConnection::traffic);
+    // Wire copies only when someone watches (connectNotify): the CLI's calls need none.
+    if (m_trafficWatched)
+        connect(session, &ClientSession::traffic, this, &ServerConnection::traffic);
     connect(session, &ClientSession::keepaliveFailed, this, [this] {
         setState(State::Suspect);
         if (!m_reconnector->isRunning())

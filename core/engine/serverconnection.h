@@ -117,6 +117,9 @@ Q_SIGNALS:
     void callUpdated(const mcpscope::CallRecord& record);
     void actionLogged(const QString& kind, const QString& text);
 
+protected:
+    void connectNotify(const QMetaMethod& signal) override;
+
 private:
     struct Call;
 
@@ -147,6 +150,7 @@ private:
     QUrl m_endpointOverride;
     QPointer<FaultProxy> m_proxy;
     QPointer<QProcess> m_launcher;
+    bool m_trafficWatched = false;
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, std::shared_ptr<Call>> m_calls;
