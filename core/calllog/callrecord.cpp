@@ -103,6 +103,8 @@ QJsonObject CallAttempt::toJson() const
         o.insert(QStringLiteral("dispatch"), dispatchVerdictName(*verdict));
     if (!error.isEmpty())
         o.insert(QStringLiteral("error"), error);
+    if (!exchange.isEmpty())
+        o.insert(QStringLiteral("exchange"), exchange.toJson());
     return o;
 }
 
@@ -120,6 +122,7 @@ CallAttempt CallAttempt::fromJson(const QJsonObject& o)
     a.failureKind = kindFromName(str(o, "failureKind"));
     a.verdict = verdictFromName(str(o, "dispatch"));
     a.error = str(o, "error");
+    a.exchange = WireExchange::fromJson(o.value(QLatin1String("exchange")).toObject());
     return a;
 }
 

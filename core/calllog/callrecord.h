@@ -1,6 +1,7 @@
 #pragma once
 
 #include "transport/transportfailure.h"
+#include "transport/wireexchange.h"
 
 #include <QJsonObject>
 #include <QJsonValue>
@@ -45,6 +46,9 @@ struct CallAttempt
     std::optional<FailureKind> failureKind;
     std::optional<DispatchVerdict> verdict;
     QString error;
+    /// What went over the wire for this attempt: its HTTP requests or its stdio lines. Empty when
+    /// nothing was sent, or for records written before McpScope kept it.
+    WireExchange exchange;
 
     QJsonObject toJson() const;
     static CallAttempt fromJson(const QJsonObject& object);

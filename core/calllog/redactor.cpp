@@ -50,6 +50,9 @@ void Redactor::addSecretValue(const QString& value)
     }
     // Longest first, so a secret that contains another is replaced whole.
     std::sort(m_values.begin(), m_values.end(), [](const QString& a, const QString& b) { return a.size() > b.size(); });
+    m_valueBytes.clear();
+    for (const QString& form : std::as_const(m_values))
+        m_valueBytes.append(form.toUtf8());
 }
 
 void Redactor::addServer(const ServerConfig& config)
@@ -70,8 +73,11 @@ void Redactor::addServer(const ServerConfig& config)
 void Redactor::rebuild()
 {
     QStringList escaped;
-    for (const QString& name : std::as_const(m_headers))
+    m_headerBytes.clear();
+    for (const QString& name : std::as_const(m_headers)) {
         escaped.append(QRegularExpression::escape(name));
+        m_headerBytes.append(name.toLatin1());
+    }
     const QString names = escaped.join(QLatin1Char('|'));
     m_jsonMember = QRegularExpression(QStringLiteral("(\"(?:%1)\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\"").arg(names),
         QRegularExpression::CaseInsensitiveOption);
@@ -127,6 +133,10 @@ QJsonValue Redactor::redactJson(const QJsonValue& value) const
             else
                 it.value() = redactJson(it.value());
         }
+        // A header in a list, as wire exchanges and HAR keep them: {"name": "Cookie", "value": "…"}.
+        const QJsonValue name = object.value(QLatin1String("name"));
+        if (name.isString() && object.contains(QLatin1String("value")) && isSensitiveName(name.toString()))
+            object.insert(QLatin1String("value"), placeholder());
         return object;
     }
     default:
@@ -139,13 +149,54 @@ QJsonObject Redactor::redactRecord(const CallRecord& record) const
     return redactJson(record.toJson()).toObject();
 }
 
+bool Redactor::mayHoldSecret(QByteArrayView bytes) const
+{
+    // Header names are ASCII: as Latin-1 they match exactly where they match in the UTF-8 text.
+    const QLatin1String text(bytes.data(), bytes.size());
+    for (const QByteArray& name : m_headerBytes) {
+        if (text.contains(QLatin1String(name), Qt::CaseInsensitive))
+            return true;
+    }
+    for (const QByteArray& value : m_valueBytes) {
+        if (bytes.contains(value))
+            return true;
+    }
+    return false;
+}
+
 QByteArray Redactor::redactWire(const QByteArray& bytes) const
 {
+    // The common case, on the path of every call: nothing to find, so no decoding at all.
+    if (!mayHoldSecret(bytes))
+        return bytes;
     const QString text = QString::fromUtf8(bytes);
     const QString redacted = redactText(text);
     if (redacted == text)
         return bytes;
     return redacted.toUtf8();
+}
+
+void Redactor::redactExchange(WireExchange& exchange) const
+{
+    const auto redactHeaders = [this](WireHeaders& headers) {
+        for (auto& [name, value] : headers) {
+            if (isSensitiveName(QString::fromLatin1(name)))
+                value = placeholder().toLatin1();
+            else
+                value = redactWire(value);
+        }
+    };
+    for (HttpExchange& http : exchange.http) {
+        http.url = redactText(http.url);
+        redactHeaders(http.requestHeaders);
+        redactHeaders(http.responseHeaders);
+        http.requestBody = redactWire(http.requestBody);
+        http.responseBody = redactWire(http.responseBody);
+        http.answerOnStream = redactWire(http.answerOnStream);
+        http.error = redactText(http.error);
+    }
+    for (StdioLine& line : exchange.stdio)
+        line.line = redactWire(line.line);
 }
 
 } // namespace mcpscope

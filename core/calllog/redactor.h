@@ -16,8 +16,8 @@ struct ServerConfig;
 ///
 /// Two kinds of secret are known:
 /// - sensitive header names (Authorization, Cookie, Set-Cookie, Proxy-Authorization, plus names the
-///   user marks): the value after "Name:" in text, and the value of a JSON member with that name,
-///   become "[redacted]";
+///   user marks): the value after "Name:" in text, the value of a JSON member with that name, and the
+///   "value" of a {"name": Name, "value": …} object (a header in a wire exchange) become "[redacted]";
 /// - secret values (env values of a server's secretEnv vars, values of its sensitive headers): every
 ///   occurrence of the value, anywhere, becomes "[redacted]".
 ///
@@ -43,14 +43,20 @@ public:
     QJsonObject redactRecord(const CallRecord& record) const;
     /// Returns bytes itself (no copy, no re-encoding) when nothing in it is secret.
     QByteArray redactWire(const QByteArray& bytes) const;
+    /// Redacts a wire exchange in place: sensitive header values, and secrets in URLs, bodies and lines.
+    void redactExchange(WireExchange& exchange) const;
 
 private:
     void rebuild();
     bool isSensitiveName(const QString& name) const;
     bool mentionsHeader(const QString& text) const;
+    /// A quick test on raw bytes: false when no sensitive name and no secret value is in them.
+    bool mayHoldSecret(QByteArrayView bytes) const;
 
     QStringList m_headers;
     QStringList m_values;
+    QList<QByteArray> m_headerBytes; ///< m_headers in Latin-1, for mayHoldSecret
+    QList<QByteArray> m_valueBytes; ///< m_values in UTF-8, for mayHoldSecret
     QRegularExpression m_jsonMember; ///< "Authorization": "value" inside raw JSON text
     QRegularExpression m_headerLine; ///< Authorization: value, up to the line's (or JSON string's) end
 };

@@ -27,6 +27,7 @@ namespace {
 const QString AttemptMetaKey = QStringLiteral("io.github.mcpscope/attempt");
 constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
 constexpr qint64 AuthWaitMs = 10000; // R2 (bifrost MCPSharedAuthRetryReconnectBudget)
+constexpr qsizetype MaxUnclaimedExchanges = 256;
 
 qint64 wallClock()
 {
@@ -46,6 +47,7 @@ struct ServerConnection::Call
     qint64 timeoutMs = 0;
     QElapsedTimer clock;
     QJsonValue requestId;
+    quint64 sessionSerial = 0; ///< the session the current attempt went out on
     bool finished = false;
 };
 
@@ -56,6 +58,7 @@ ServerConnection::ServerConnection(ServerConfig config, QObject* parent)
     , m_reconnector(new Reconnector(this))
 {
     applyBreakerSettings();
+    m_redactor.addServer(m_config);
     m_reconnector->setConnectFunction(
         [this](std::function<void(bool, const QString&, const QString&)> done) { reconnectSession(std::move(done)); });
     connect(m_reconnector, &Reconnector::finished, this, [this](const Reconnector::Result& result) {
@@ -193,6 +196,8 @@ void ServerConnection::setConfig(const ServerConfig& config)
     m_config = config;
     ++m_generation;
     applyBreakerSettings();
+    // The old credentials stay secret too: exchanges of requests still in flight may carry them.
+    m_redactor.addServer(m_config);
 }
 
 void ServerConnection::setResponder(ClientResponder* responder)
@@ -314,6 +319,14 @@ void ServerConnection::startSession(TransportKind kind)
     auto* session = new ClientSession(std::move(transport), options, this);
     session->setResponder(m_responder);
     m_session = session;
+    const quint64 serial = ++m_sessionSerial;
+    // Stays connected while a retired session finishes its requests: their attempts want it too.
+    connect(session->transport(), &Transport::exchangeRecorded, this,
+        [this, serial](const QJsonValue& id, const WireExchange& exchange) {
+            if (m_wire.size() >= MaxUnclaimedExchanges)
+                m_wire.clear();
+            m_wire.insert({ serial, idKey(id) }, exchange);
+        });
     connect(session, &ClientSession::stateChanged, this, &ServerConnection::onSessionState);
     connect(session, &ClientSession::ready, this, [this, session] {
         // The tool list is the annotation snapshot every call decision reads.
@@ -555,6 +568,7 @@ void ServerConnection::startAttempt(const std::shared_ptr<Call>& c)
         if (fault && stdio && fault->fault == StdioFault::KillAfterWrite && session->isReady())
             stdio->suspend();
         c->requestId = QJsonValue(QJsonValue::Undefined);
+        c->sessionSerial = m_sessionSerial;
         const QJsonValue id = session->request(
             c->record.method, c->params, ro, [this, c](const Reply& reply) { onAttemptReply(c, reply); }, this);
         c->requestId = id;
@@ -588,6 +602,14 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
     CallRecord& r = c->record;
     CallAttempt& attempt = r.attempts.last();
     attempt.endedAt = wallClock();
+    if (!m_wire.isEmpty() && !c->requestId.isUndefined()) {
+        const auto it = m_wire.find({ c->sessionSerial, idKey(c->requestId) });
+        if (it != m_wire.end()) {
+            attempt.exchange = std::move(it.value());
+            m_wire.erase(it);
+            m_redactor.redactExchange(attempt.exchange);
+        }
+    }
     attempt.written = reply.written;
     attempt.httpStatus = reply.failure.httpStatus;
     if (reply.status == Reply::Status::Ok || reply.status == Reply::Status::RpcError)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "calllog/redactor.h"
 #include "config/serverconfig.h"
 #include "fault/faultproxy.h"
 #include "session/clientsession.h"
@@ -154,6 +155,13 @@ private:
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, std::shared_ptr<Call>> m_calls;
+    /// The wire exchange of each request just settled, by (session serial, request id key). A
+    /// transport reports it right before the answer, so onAttemptReply takes it at once; entries
+    /// of requests made outside call() (initialize, tools/list) are dropped in bulk.
+    QHash<QPair<quint64, QString>, WireExchange> m_wire;
+    quint64 m_sessionSerial = 0;
+    /// Keeps this server's credentials out of the wire exchanges call records carry.
+    Redactor m_redactor;
     struct ArmedStdioFault
     {
         StdioFault fault;

@@ -3,6 +3,7 @@
 #include "streamablehttptransport.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QNetworkProxyFactory>
 #include <QRegularExpression>
 #include <QSslConfiguration>
@@ -52,6 +53,40 @@ bool HttpCommon::isSuccess(QNetworkReply* reply)
 bool HttpCommon::isEventStream(QNetworkReply* reply)
 {
     return reply->header(QNetworkRequest::ContentTypeHeader).toString().startsWith(QLatin1String("text/event-stream"));
+}
+
+HttpExchange HttpCommon::startExchange(const QString& method, const QNetworkRequest& request, const QByteArray* body)
+{
+    HttpExchange exchange;
+    exchange.startedAt = QDateTime::currentMSecsSinceEpoch();
+    exchange.method = method;
+    exchange.url = request.url().toString(QUrl::RemovePassword);
+    const QList<QByteArray> names = request.rawHeaderList();
+    exchange.requestHeaders.reserve(names.size() + 1);
+    for (const QByteArray& name : names)
+        exchange.requestHeaders.append({ name, request.rawHeader(name) });
+    if (body) {
+        exchange.requestHeaders.append({ QByteArrayLiteral("Content-Length"), QByteArray::number(body->size()) });
+        exchange.setRequestBody(*body);
+    }
+    return exchange;
+}
+
+void HttpCommon::noteResponse(HttpExchange& exchange, QNetworkReply* reply)
+{
+    if (exchange.status != 0 || !reply)
+        return;
+    const int code = status(reply);
+    if (code == 0)
+        return;
+    exchange.firstByteAt = QDateTime::currentMSecsSinceEpoch();
+    exchange.status = code;
+    exchange.statusText = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+    exchange.httpVersion = reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool()
+        ? QStringLiteral("HTTP/2")
+        : QStringLiteral("HTTP/1.1");
+    exchange.responseHeaders = reply->rawHeaderPairs();
+    exchange.mimeType = QString::fromLatin1(reply->rawHeader("Content-Type"));
 }
 
 TransportFailure HttpCommon::failureFor(QNetworkReply* reply, const QByteArray& body, bool uploaded,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "transportfailure.h"
+#include "wireexchange.h"
 
 #include <QByteArray>
 #include <QNetworkReply>
@@ -20,6 +21,11 @@ TransportFailure failureFor(QNetworkReply* reply, const QByteArray& body, bool u
 bool isSuccess(QNetworkReply* reply);
 int status(QNetworkReply* reply);
 bool isEventStream(QNetworkReply* reply);
+/// The request side of a wire exchange: what we set on request (Content-Type among it), plus
+/// Content-Length and the body when there is one.
+HttpExchange startExchange(const QString& method, const QNetworkRequest& request, const QByteArray* body);
+/// Status, reason, headers and MIME type of reply, once, when it has a status.
+void noteResponse(HttpExchange& exchange, QNetworkReply* reply);
 } // namespace HttpCommon
 
 } // namespace mcpscope

@@ -3,6 +3,7 @@
 #include "httpcommon.h"
 #include "jsonrpc/jsonrpccodec.h"
 
+#include <QDateTime>
 #include <QNetworkReply>
 #include <QTimer>
 #include <QUrlQuery>
@@ -77,8 +78,14 @@ void LegacySseTransport::onStreamData()
                 event.data.left(256), decoded.id);
             continue;
         }
-        if (decoded.message.isReply())
-            m_inFlight.remove(idKey(decoded.message.id));
+        if (decoded.message.isReply()) {
+            auto it = m_inFlight.find(idKey(decoded.message.id));
+            if (it != m_inFlight.end()) {
+                InFlight request = std::move(it.value());
+                m_inFlight.erase(it);
+                settleWire(request, event.data);
+            }
+        }
         Q_EMIT messageReceived(decoded.message);
     }
 }
@@ -104,8 +111,26 @@ void LegacySseTransport::onStreamFinished()
 
 void LegacySseTransport::failAll(const TransportFailure& failure)
 {
-    m_inFlight.clear();
+    auto inFlight = std::exchange(m_inFlight, {});
+    for (InFlight& request : inFlight)
+        settleWire(request, {});
     Q_EMIT channelFailed(failure);
+}
+
+void LegacySseTransport::settleWire(InFlight& request, const QByteArray& answer)
+{
+    if (!request.wire)
+        return;
+    HttpExchange& wire = *request.wire;
+    // The server may answer on the stream before its 202 to the POST is through.
+    HttpCommon::noteResponse(wire, request.post);
+    if (wire.endedAt == 0)
+        wire.endedAt = QDateTime::currentMSecsSinceEpoch();
+    wire.answerOnStream = cutUtf8(answer, WireBodyCap);
+    wire.truncated = wire.truncated || answer.size() > WireBodyCap;
+    WireExchange exchange;
+    exchange.http = { wire };
+    Q_EMIT exchangeRecorded(request.id, exchange);
 }
 
 void LegacySseTransport::send(const JsonRpcMessage& message)
@@ -126,17 +151,28 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
     QNetworkRequest request(m_endpoint);
     HttpCommon::prepare(request, m_options);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    std::optional<HttpExchange> wire;
+    if (message.isRequest() && recordsExchanges())
+        wire = HttpCommon::startExchange(QStringLiteral("POST"), request, &body);
     QNetworkReply* reply = m_nam.post(request, body);
     const QJsonValue id = message.id;
     const bool isRequest = message.isRequest();
     const QString sessionIdSent = sessionId();
     if (isRequest)
-        m_inFlight.insert(idKey(id), id);
+        m_inFlight.insert(idKey(id), { id, reply, std::move(wire) });
     connect(reply, &QNetworkReply::finished, this, [this, reply, id, isRequest, what, sessionIdSent] {
         reply->deleteLater();
         if (m_closing)
             return;
         const QByteArray body = reply->readAll();
+        const auto it = isRequest ? m_inFlight.find(idKey(id)) : m_inFlight.end();
+        if (it != m_inFlight.end() && it->wire) {
+            HttpCommon::noteResponse(*it->wire, reply);
+            it->wire->endedAt = QDateTime::currentMSecsSinceEpoch();
+            it->wire->appendResponseBody(body);
+            if (reply->error() != QNetworkReply::NoError)
+                it->wire->error = reply->errorString();
+        }
         if (HttpCommon::isSuccess(reply)) {
             if (isRequest)
                 Q_EMIT requestWritten(id);
@@ -145,10 +181,14 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
         TransportFailure failure
             = HttpCommon::failureFor(reply, body, reply->error() != QNetworkReply::ConnectionRefusedError,
                 sessionIdSent, m_options.serverName, QStringLiteral("POST ") + what);
-        if (isRequest && m_inFlight.remove(idKey(id)))
+        if (it != m_inFlight.end()) {
+            InFlight failed = std::move(it.value());
+            m_inFlight.erase(it);
+            settleWire(failed, {});
             Q_EMIT requestFailed(id, failure);
-        else
+        } else {
             Q_EMIT serverLog(failure.message);
+        }
     });
 }
 

@@ -6,6 +6,8 @@
 #include <QNetworkAccessManager>
 #include <QPointer>
 
+#include <optional>
+
 namespace mcpscope {
 
 /// The 2024-11-05 HTTP+SSE transport: a long-lived GET event stream announces the POST endpoint
@@ -39,7 +41,16 @@ private:
     QByteArray m_streamBody;
     bool m_opened = false;
     bool m_closing = false;
-    QHash<QString, QJsonValue> m_inFlight; ///< requests posted and not yet answered on the stream
+    struct InFlight
+    {
+        QJsonValue id;
+        QPointer<QNetworkReply> post; ///< until it finishes
+        std::optional<HttpExchange> wire; ///< the POST, while someone listens to exchangeRecorded
+    };
+    /// Emits exchangeRecorded for a request being settled; answer is the event data that answered it.
+    void settleWire(InFlight& request, const QByteArray& answer);
+
+    QHash<QString, InFlight> m_inFlight; ///< requests posted and not yet answered on the stream
 };
 
 } // namespace mcpscope

@@ -3,6 +3,7 @@
 #include "jsonrpc/jsonrpccodec.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -26,6 +27,7 @@ constexpr qsizetype ExcerptBytes = 256;
 constexpr qsizetype ReadChunkBytes = 64 * 1024;
 constexpr int ReadsPerActivation = 16; ///< 1 MiB, so a fast writer cannot starve the event loop
 constexpr int ReadsAfterExit = 1024; ///< what the leader left in the pipe, up to 64 MiB
+constexpr qsizetype MaxRecordedRequests = 4096;
 
 void closeFd(int& fd)
 {
@@ -247,6 +249,14 @@ void StdioTransport::send(const JsonRpcMessage& message)
         Q_EMIT traffic(WireDirection::Outgoing, bytes);
     if (m_stdinFd < 0 || m_closeStdinAfterFlush)
         return; // stdin is closed (the fault, or the child closed its end): the bytes go nowhere
+    if (message.isRequest() && recordsExchanges()) {
+        // Answers that never came (timed out above us) must not pile up without bound.
+        if (m_wireRequests.size() >= MaxRecordedRequests)
+            m_wireRequests.clear();
+        m_wireRequests.insert(idKey(message.id),
+            { message.id,
+                StdioLine::make(QDateTime::currentMSecsSinceEpoch(), true, QByteArrayView(bytes).chopped(1)) });
+    }
     m_queued += bytes.size();
     if (m_writeBuffer.isEmpty()) {
         // Nothing waits ahead of it: straight into the pipe, which almost always takes it whole.
@@ -501,6 +511,12 @@ void StdioTransport::handleOversizedLine()
             break;
         }
     }
+    if (!m_wireRequests.isEmpty() && !id.isUndefined()) {
+        StdioLine answer = StdioLine::make(QDateTime::currentMSecsSinceEpoch(), false, m_oversizedHead);
+        answer.size = m_oversizedBytes;
+        answer.truncated = true;
+        settleWire(id, answer);
+    }
     Q_EMIT malformedMessage(tr("a message from stdio server '%1' is %2 bytes, over the %3-byte limit")
                                 .arg(m_options.serverName)
                                 .arg(m_oversizedBytes)
@@ -522,12 +538,27 @@ void StdioTransport::processLine(QByteArrayView line)
         Q_EMIT traffic(WireDirection::Incoming, line.toByteArray());
     DecodeResult decoded = JsonRpcCodec::decode(line);
     if (!decoded) {
+        if (!m_wireRequests.isEmpty() && !decoded.id.isUndefined())
+            settleWire(decoded.id, StdioLine::make(QDateTime::currentMSecsSinceEpoch(), false, line));
         Q_EMIT malformedMessage(tr("stdio server '%1' wrote a line that is not a JSON-RPC message: %2")
                                     .arg(m_options.serverName, decoded.error),
             line.first(std::min<qsizetype>(line.size(), ExcerptBytes)).toByteArray(), decoded.id);
         return;
     }
+    if (!m_wireRequests.isEmpty() && decoded.message.isReply())
+        settleWire(decoded.message.id, StdioLine::make(QDateTime::currentMSecsSinceEpoch(), false, line));
     Q_EMIT messageReceived(decoded.message);
+}
+
+void StdioTransport::settleWire(const QJsonValue& id, const StdioLine& answer)
+{
+    const auto it = m_wireRequests.find(idKey(id));
+    if (it == m_wireRequests.end())
+        return;
+    WireExchange exchange;
+    exchange.stdio = { it->line, answer };
+    m_wireRequests.erase(it);
+    Q_EMIT exchangeRecorded(id, exchange);
 }
 
 void StdioTransport::onStderr()
@@ -583,6 +614,13 @@ void StdioTransport::onFinished(int exitCode, QProcess::ExitStatus status)
         ? tr("stdio server '%1' (%2) was killed by a signal.").arg(m_options.serverName, sessionId())
         : tr("stdio server '%1' (%2) exited with code %3.").arg(m_options.serverName, sessionId()).arg(exitCode);
     signalGroup(SIGKILL);
+    // The requests that died with the channel: what was written for them is all there is.
+    const auto unanswered = std::exchange(m_wireRequests, {});
+    for (auto it = unanswered.cbegin(); it != unanswered.cend(); ++it) {
+        WireExchange exchange;
+        exchange.stdio = { it->line };
+        Q_EMIT exchangeRecorded(it->id, exchange);
+    }
     Q_EMIT channelFailed(failure);
 }
 

@@ -2,6 +2,7 @@
 
 #include "transport.h"
 
+#include <QHash>
 #include <QMap>
 #include <QPointer>
 #include <QProcess>
@@ -76,6 +77,8 @@ private:
     void signalGroup(int signal);
     void finishClose();
     bool groupAlive() const;
+    /// Emits exchangeRecorded for the request with this id, if it is one we recorded.
+    void settleWire(const QJsonValue& id, const StdioLine& answer);
 
     Options m_options;
     QPointer<QProcess> m_process;
@@ -104,6 +107,12 @@ private:
     qint64 m_written = 0;
     qint64 m_queued = 0;
     std::deque<std::pair<qint64, QJsonValue>> m_pendingWrites; ///< end offset of each queued request
+    struct RecordedRequest
+    {
+        QJsonValue id;
+        StdioLine line;
+    };
+    QHash<QString, RecordedRequest> m_wireRequests; ///< request lines awaiting their answer (while recording)
     QTimer m_shutdownTimer;
     int m_shutdownStep = 0;
     bool m_closing = false;

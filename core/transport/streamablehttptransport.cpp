@@ -3,6 +3,7 @@
 #include "httpcommon.h"
 #include "jsonrpc/jsonrpccodec.h"
 
+#include <QDateTime>
 #include <QNetworkReply>
 #include <QTimer>
 
@@ -86,6 +87,10 @@ void StreamableHttpTransport::send(const JsonRpcMessage& message)
     QNetworkRequest request = makeRequest(m_options.url);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
     request.setRawHeader("Accept", "application/json, text/event-stream");
+    if (exchange->isRequest && recordsExchanges()) {
+        exchange->recording = true;
+        exchange->wire.append(HttpCommon::startExchange(QStringLiteral("POST"), request, &body));
+    }
     QNetworkReply* reply = m_nam.post(request, body);
     connect(reply, &QNetworkReply::uploadProgress, this, [this, exchange](qint64 sent, qint64 total) {
         if (exchange->uploaded || total <= 0 || sent < total)
@@ -122,6 +127,10 @@ void StreamableHttpTransport::onReadyRead(const std::shared_ptr<Exchange>& excha
     }
     const QByteArray bytes = reply->readAll();
     exchange->received += bytes.size();
+    if (exchange->recording && !exchange->wire.isEmpty()) {
+        HttpCommon::noteResponse(exchange->wire.last(), reply);
+        exchange->wire.last().appendResponseBody(bytes);
+    }
     if (!HttpCommon::isSuccess(reply)) {
         if (exchange->body.size() < ErrorBodyCap)
             exchange->body.append(bytes.left(ErrorBodyCap - exchange->body.size()));
@@ -165,6 +174,9 @@ void StreamableHttpTransport::deliver(const std::shared_ptr<Exchange>& exchange,
     Q_EMIT traffic(WireDirection::Incoming, json.toByteArray());
     DecodeResult decoded = JsonRpcCodec::decode(json);
     if (!decoded) {
+        if (exchange->isRequest && !exchange->answered
+            && (decoded.id.isUndefined() || idKey(decoded.id) == idKey(exchange->id)))
+            settleWire(exchange);
         Q_EMIT malformedMessage(tr("HTTP server '%1' sent something that is not a JSON-RPC message in answer to "
                                    "%2: %3")
                                     .arg(m_options.serverName, exchange->method, decoded.error),
@@ -174,8 +186,11 @@ void StreamableHttpTransport::deliver(const std::shared_ptr<Exchange>& exchange,
             exchange->answered = true;
         return;
     }
-    if (decoded.message.isReply() && exchange->isRequest && idKey(decoded.message.id) == idKey(exchange->id))
+    if (decoded.message.isReply() && exchange->isRequest && !exchange->answered
+        && idKey(decoded.message.id) == idKey(exchange->id)) {
+        settleWire(exchange);
         exchange->answered = true;
+    }
     Q_EMIT messageReceived(decoded.message);
 }
 
@@ -196,6 +211,13 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
     const bool isGetStream = exchange.get() == m_getStream.get();
     if (reply->bytesAvailable() > 0)
         onReadyRead(exchange);
+    if (exchange->recording && !exchange->wire.isEmpty()) {
+        HttpExchange& wire = exchange->wire.last();
+        HttpCommon::noteResponse(wire, reply);
+        wire.endedAt = QDateTime::currentMSecsSinceEpoch();
+        if (reply->error() != QNetworkReply::NoError)
+            wire.error = reply->errorString();
+    }
 
     if (isGetStream) {
         m_getStream.reset();
@@ -294,6 +316,8 @@ void StreamableHttpTransport::resumeStream(const std::shared_ptr<Exchange>& exch
         QNetworkRequest request = makeRequest(m_options.url);
         request.setRawHeader("Accept", "text/event-stream");
         request.setRawHeader("Last-Event-ID", exchange->parser.lastEventId());
+        if (exchange->recording)
+            exchange->wire.append(HttpCommon::startExchange(QStringLiteral("GET"), request, nullptr));
         watch(m_nam.get(request), exchange);
     });
 }
@@ -303,11 +327,26 @@ void StreamableHttpTransport::failExchange(const std::shared_ptr<Exchange>& exch
     if (exchange->isRequest) {
         if (exchange->answered)
             return;
+        settleWire(exchange);
         exchange->answered = true;
         Q_EMIT requestFailed(exchange->id, failure);
         return;
     }
     Q_EMIT serverLog(failure.message);
+}
+
+void StreamableHttpTransport::settleWire(const std::shared_ptr<Exchange>& exchange)
+{
+    if (!exchange->recording || exchange->wire.isEmpty())
+        return;
+    HttpExchange& last = exchange->wire.last();
+    HttpCommon::noteResponse(last, exchange->reply);
+    // An answer on a stream that stays open settles the request now; the rest of the stream is not its.
+    if (last.endedAt == 0)
+        last.endedAt = QDateTime::currentMSecsSinceEpoch();
+    WireExchange wire;
+    wire.http = exchange->wire;
+    Q_EMIT exchangeRecorded(exchange->id, wire);
 }
 
 void StreamableHttpTransport::openGetStream()

@@ -73,6 +73,8 @@ private:
         qint64 received = 0;
         QByteArray body;
         SseParser parser;
+        bool recording = false; ///< someone listens to exchangeRecorded and this is a request
+        QList<HttpExchange> wire; ///< the POST, then each GET that resumed its stream
     };
 
     QNetworkRequest makeRequest(const QUrl& url) const;
@@ -84,6 +86,8 @@ private:
     void failExchange(const std::shared_ptr<Exchange>& exchange, TransportFailure failure);
     void openGetStream();
     TransportFailure evidence(QNetworkReply* reply, const Exchange& exchange) const;
+    /// Emits exchangeRecorded for a request that is being settled.
+    void settleWire(const std::shared_ptr<Exchange>& exchange);
 
     HttpTransportOptions m_options;
     QNetworkAccessManager m_nam;

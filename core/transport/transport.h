@@ -2,7 +2,9 @@
 
 #include "jsonrpc/jsonrpcmessage.h"
 #include "transportfailure.h"
+#include "wireexchange.h"
 
+#include <QMetaMethod>
 #include <QObject>
 
 namespace mcpscope {
@@ -20,6 +22,10 @@ enum class WireDirection { Outgoing, Incoming };
 /// - closed: a close() or abort() finished and nothing of the peer is left running.
 /// - serverLog: free-form text from the server outside the protocol (stdio stderr, non-JSON lines).
 /// - traffic: every wire message in both directions, for the traffic view and the call log.
+/// - exchangeRecorded: what went over the wire for the request with this id (its HTTP requests and
+///   responses, or its stdio lines), emitted right before the signal that settles the request
+///   (messageReceived with its answer, requestFailed, or channelFailed), so a listener can attach it
+///   to the request before the answer is handled. Only while something is connected to it.
 class Transport : public QObject
 {
     Q_OBJECT
@@ -53,6 +59,15 @@ Q_SIGNALS:
     void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
     /// Bytes that arrived but are not a JSON-RPC message. id is set when it could be recovered.
     void malformedMessage(const QString& reason, const QByteArray& excerpt, const QJsonValue& id);
+    void exchangeRecorded(const QJsonValue& id, const mcpscope::WireExchange& exchange);
+
+protected:
+    /// Whether exchangeRecorded has a listener: recording costs copies nobody may want.
+    bool recordsExchanges() const
+    {
+        static const QMetaMethod signal = QMetaMethod::fromSignal(&Transport::exchangeRecorded);
+        return isSignalConnected(signal);
+    }
 };
 
 } // namespace mcpscope
