@@ -1,6 +1,7 @@
 #include "exportcommand.h"
 
 #include "calllog/calllogfile.h"
+#include "calllog/harwriter.h"
 #include "exitcodes.h"
 
 #include <QCommandLineParser>
@@ -18,7 +19,7 @@ int ExportCommand::run(const QStringList& args)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption formatOpt(QStringLiteral("format"), {}, QStringLiteral("jsonl|csv"));
+    const QCommandLineOption formatOpt(QStringLiteral("format"), {}, QStringLiteral("jsonl|har|csv"));
     const QCommandLineOption outOpt(QStringLiteral("out"), {}, QStringLiteral("file"));
     const QCommandLineOption serverOpt(QStringLiteral("server"), {}, QStringLiteral("name"));
     const QCommandLineOption toolOpt(QStringLiteral("tool"), {}, QStringLiteral("name"));
@@ -26,9 +27,10 @@ int ExportCommand::run(const QStringList& args)
     const QCommandLineOption textOpt(QStringLiteral("text"), {}, QStringLiteral("text"));
     parser.addOptions({ formatOpt, outOpt, serverOpt, toolOpt, outcomeOpt, textOpt });
     const auto usage = [this](const QString& message) {
-        m_err << "mcpscope-cli export: " << message << "\n"
-              << "Usage: mcpscope-cli export LOG --format jsonl|csv --out FILE [--server NAME]... [--tool NAME]...\n"
-              << "                           [--outcome NAME]... [--text TEXT]\n";
+        m_err
+            << "mcpscope-cli export: " << message << "\n"
+            << "Usage: mcpscope-cli export LOG --format jsonl|har|csv --out FILE [--server NAME]... [--tool NAME]...\n"
+            << "                           [--outcome NAME]... [--text TEXT]\n";
         m_err.flush();
         return int(ExitUsage);
     };
@@ -40,12 +42,11 @@ int ExportCommand::run(const QStringList& args)
     if (positional.size() > 1)
         return usage(tr("unexpected argument '%1'").arg(positional.at(1)));
     const QString format = parser.value(formatOpt);
-    if (format == QLatin1String("har"))
-        return usage(tr("HAR export needs the per-attempt wire exchange, which call records do not carry yet"));
     if (!parser.isSet(formatOpt))
-        return usage(tr("--format is required (jsonl or csv)"));
-    if (format != QLatin1String("jsonl") && format != QLatin1String("csv"))
-        return usage(tr("unknown format '%1' (jsonl or csv)").arg(format));
+        return usage(tr("--format is required (jsonl, har or csv)"));
+    const bool har = format == QLatin1String("har");
+    if (format != QLatin1String("jsonl") && format != QLatin1String("csv") && !har)
+        return usage(tr("unknown format '%1' (jsonl, har or csv)").arg(format));
     if (!parser.isSet(outOpt) || parser.value(outOpt).isEmpty())
         return usage(tr("--out FILE is required"));
 
@@ -80,9 +81,13 @@ int ExportCommand::run(const QStringList& args)
     if (log.records.isEmpty() && log.problems.isEmpty())
         m_err << "mcpscope-cli export: " << tr("%1 holds no call records yet").arg(logPath) << '\n';
     QString error;
-    const bool written = format == QLatin1String("csv")
-        ? CallLogWriter::writeCsv(outPath, log.records, filter, &error)
-        : CallLogWriter::writeJsonl(outPath, log.records, filter, &error);
+    bool written = false;
+    if (har)
+        written = HarWriter::write(outPath, log.records, filter, &error);
+    else if (format == QLatin1String("csv"))
+        written = CallLogWriter::writeCsv(outPath, log.records, filter, &error);
+    else
+        written = CallLogWriter::writeJsonl(outPath, log.records, filter, &error);
     if (!written) {
         m_err << "mcpscope-cli export: " << error << '\n';
         m_err.flush();
@@ -91,8 +96,11 @@ int ExportCommand::run(const QStringList& args)
     m_err << tr("exported %1 of %2 call(s) to %3")
                  .arg(CallLogWriter::countMatching(log.records, filter))
                  .arg(log.records.size())
-                 .arg(outPath)
-          << '\n';
+                 .arg(outPath);
+    // Stdio calls and calls logged before wire exchanges were kept have no HTTP requests to show.
+    if (har)
+        m_err << tr(" (%1 HTTP request(s))").arg(HarWriter::countEntries(log.records, filter));
+    m_err << '\n';
     m_err.flush();
     return ExitSuccess;
 }

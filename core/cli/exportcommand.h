@@ -6,12 +6,14 @@
 
 namespace mcpscope {
 
-/// `mcpscope-cli export LOG --format jsonl|csv --out FILE [--server NAME]... [--tool NAME]...
+/// `mcpscope-cli export LOG --format jsonl|har|csv --out FILE [--server NAME]... [--tool NAME]...
 /// [--outcome NAME]... [--text TEXT]`: reads a JSONL call log with CallLogReader, keeps the records
-/// the filter accepts, redacts them (default sensitive headers) and writes them with CallLogWriter.
+/// the filter accepts, redacts them (default sensitive headers) and writes them with CallLogWriter
+/// (JSONL, CSV) or HarWriter (HAR 1.2: the HTTP requests of their attempts).
 ///
-/// stderr: one warning per skipped line, then "exported N of M call(s) to FILE".
-/// Exit codes: 0 written; 2 usage error (missing argument, unknown format or outcome, --format har);
+/// stderr: one warning per skipped line, then "exported N of M call(s) to FILE" (for HAR followed by
+/// " (K HTTP request(s))").
+/// Exit codes: 0 written; 2 usage error (missing argument, unknown format or outcome);
 /// 4 LOG unreadable or not a call log, or FILE not writable.
 class ExportCommand : public QObject
 {

@@ -4,6 +4,7 @@
 #include "peerprocess.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
@@ -111,14 +112,26 @@ private Q_SLOTS:
         QCOMPARE(lines.at(5), QByteArray("2025-11-29T07:06:40.016Z,alpha,echo,5,1,,timeout,call-16\r"));
     }
 
+    void exportHarWithoutExchanges()
+    {
+        // Records logged before wire exchanges were kept have no HTTP requests: a valid, empty HAR.
+        const QString out = m_dir.filePath(QStringLiteral("out.har"));
+        const auto run = runCli({ QStringLiteral("export"), m_log, QStringLiteral("--format"), QStringLiteral("har"),
+            QStringLiteral("--out"), out });
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QVERIFY2(run.err.contains("exported 20 of 20 call(s)"), run.err.constData());
+        QVERIFY2(run.err.contains("(0 HTTP request(s))"), run.err.constData());
+        const QJsonObject log = QJsonDocument::fromJson(readAll(out)).object().value(QLatin1String("log")).toObject();
+        QCOMPARE(log.value(QLatin1String("version")).toString(), QStringLiteral("1.2"));
+        QVERIFY(log.value(QLatin1String("entries")).isArray());
+        QCOMPARE(log.value(QLatin1String("entries")).toArray().size(), 0);
+    }
+
     void usageErrors_data()
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QByteArray>("message");
         const QString out = QStringLiteral("/nonexistent-dir/out");
-        QTest::newRow("har") << QStringList {
-            QStringLiteral("--format"), QStringLiteral("har"), QStringLiteral("--out"), out
-        } << QByteArray("HAR export needs the per-attempt wire exchange, which call records do not carry yet");
         QTest::newRow("no format") << QStringList { QStringLiteral("--out"), out } << QByteArray("--format");
         QTest::newRow("unknown format") << QStringList { QStringLiteral("--format"), QStringLiteral("xml"),
             QStringLiteral("--out"), out }
