@@ -7,28 +7,42 @@
 #include <QDateTime>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QSemaphore>
+#include <QSet>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QStorageInfo>
 #include <QUuid>
 #include <QVariant>
 
 #include <algorithm>
+#include <array>
+#include <memory>
+
+#ifdef Q_OS_UNIX
+#include <sys/resource.h>
+#endif
 
 namespace mcpscope {
 
 namespace {
-constexpr qsizetype CompressAbove = 1024;
+/// Payloads above this are compressed. zlib's set-up alone costs tens of microseconds, more than a
+/// small record saves; records of a few attempts stay plain, large results (and wire bodies) shrink.
+constexpr qsizetype CompressAbove = 4096;
 constexpr int RetryIntervalMs = 1000;
 constexpr qint64 AutoPruneIntervalMs = 60 * 1000;
 constexpr qint64 DayMs = 24LL * 60 * 60 * 1000;
 constexpr int PruneChunk = 500;
+/// Rows the worker gathers into one transaction at most; more wait for the next one.
+constexpr qsizetype MaxTransactionRows = 10000;
 
 // Primary SQLite result codes (sqlite3.h); the Qt driver reports them as nativeErrorCode().
 enum SqliteCode {
     SqliteBusy = 5,
     SqliteLocked = 6,
     SqliteReadOnly = 8,
+    SqliteIoErr = 10,
     SqliteCorrupt = 11,
     SqliteFull = 13,
     SqliteCantOpen = 14,
@@ -39,12 +53,45 @@ int sqliteCode(const QSqlError& error)
 {
     bool ok = false;
     const int code = error.nativeErrorCode().toInt(&ok);
-    return ok ? (code & 0xff) : -1;
+    if (ok)
+        return code & 0xff;
+    // Some driver errors (a failed COMMIT) carry SQLite's message but no code: sqlite3_errstr()'s texts.
+    const QString text = error.databaseText();
+    if (text.contains(QLatin1String("database or disk is full")))
+        return SqliteFull;
+    if (text.contains(QLatin1String("disk I/O error")))
+        return SqliteIoErr;
+    if (text.contains(QLatin1String("database is locked")))
+        return SqliteBusy;
+    if (text.contains(QLatin1String("readonly database")))
+        return SqliteReadOnly;
+    return -1;
 }
 
 QString logText(const char* text)
 {
     return QCoreApplication::translate("LogStore", text);
+}
+
+/// Why writing path may fail for lack of room: a file size limit of this process (ulimit -f) the log
+/// has reached, or a disk without free space. Empty when neither is the case.
+QString spaceProblem(const QString& path)
+{
+#ifdef Q_OS_UNIX
+    rlimit limit {};
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        // A page or a WAL frame that does not fit is what fails, so "near the limit" counts.
+        constexpr qint64 Slack = 64 * 1024;
+        const qint64 largest = std::max(QFileInfo(path).size(), QFileInfo(path + QStringLiteral("-wal")).size());
+        if (largest + Slack >= qint64(limit.rlim_cur))
+            return logText("the file size limit of %1 bytes is reached (the disk is full for this process)")
+                .arg(qint64(limit.rlim_cur));
+    }
+#endif
+    const QStorageInfo storage(QFileInfo(path).absolutePath());
+    if (storage.isValid() && storage.bytesAvailable() >= 0 && storage.bytesAvailable() < 1024 * 1024)
+        return logText("the disk is full");
+    return {};
 }
 
 QString describe(const QString& path, const QSqlError& error)
@@ -59,8 +106,17 @@ QString describe(const QString& path, const QSqlError& error)
         return logText("%1 is locked by another process").arg(path);
     case SqliteReadOnly:
         return logText("%1 is read-only; McpScope cannot write its call log there").arg(path);
-    case SqliteFull:
-        return logText("Cannot write the call log %1: the disk is full").arg(path);
+    case SqliteFull: {
+        const QString why = spaceProblem(path);
+        return logText("Cannot write the call log %1: %2").arg(path, why.isEmpty() ? logText("the disk is full") : why);
+    }
+    case SqliteIoErr: {
+        // A write refused for lack of room is an I/O error when not even a partial write fit.
+        const QString why = spaceProblem(path);
+        if (!why.isEmpty())
+            return logText("Cannot write the call log %1: %2").arg(path, why);
+        return logText("Cannot write the call log %1: %2").arg(path, error.databaseText());
+    }
     case SqliteCantOpen:
         return logText("Cannot open the call log %1: %2").arg(path, error.databaseText());
     default:
@@ -100,7 +156,122 @@ QString directionName(WireDirection direction)
 {
     return direction == WireDirection::Outgoing ? QStringLiteral("out") : QStringLiteral("in");
 }
+
+char asciiLower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+}
+
+/// The sensitive header names of a redactor, lowercased, for mentionsAny(). Empty optional when a
+/// name is not plain ASCII: then only the full redaction is exact.
+std::optional<QList<QByteArray>> asciiNames(const Redactor& redactor)
+{
+    QList<QByteArray> names;
+    for (const QString& name : redactor.sensitiveHeaders()) {
+        for (QChar c : name) {
+            if (c.unicode() > 0x7f)
+                return std::nullopt;
+        }
+        if (!name.isEmpty())
+            names.append(name.toLower().toLatin1());
+    }
+    return names;
+}
+
+/// Whether text contains one of names (lowercase ASCII), ignoring ASCII case.
+bool mentionsAny(QByteArrayView text, const QList<QByteArray>& names)
+{
+    std::array<bool, 256> first {};
+    for (const QByteArray& name : names)
+        first[uchar(name.at(0))] = true;
+    const qsizetype size = text.size();
+    for (qsizetype i = 0; i < size; ++i) {
+        const char c = asciiLower(text[i]);
+        if (!first[uchar(c)])
+            continue;
+        for (const QByteArray& name : names) {
+            if (name.at(0) != c || name.size() > size - i)
+                continue;
+            qsizetype k = 1;
+            while (k < name.size() && asciiLower(text[i + k]) == name.at(k))
+                ++k;
+            if (k == name.size())
+                return true;
+        }
+    }
+    return false;
+}
+
+/// A call as the calls table stores it: summary columns plus the redacted record.
+struct CallRow
+{
+    QString callId;
+    QString server;
+    QString tool;
+    QString method;
+    qint64 startedAt = 0;
+    qint64 endedAt = 0;
+    QString outcome;
+    QString rule;
+    int attempts = 0;
+    Encoded record;
+};
+
+struct WireRow
+{
+    qint64 at = 0;
+    QString server;
+    QString direction;
+    Encoded payload;
+};
+
+struct EncodedBatch
+{
+    QList<CallRow> calls;
+    QList<WireRow> wire;
+    qint64 upToSequence = 0;
+};
+
+/// Serializes and redacts a batch. Most records hold no secret: their JSON text mentions no sensitive
+/// header name and no secret value (redactWire() finds nothing), and then Redactor::redactRecord() would
+/// return the record unchanged, so the text is stored as it is. Any hit takes the full redaction, whose
+/// output is exactly what redactRecord() gives.
+EncodedBatch encodeBatch(const LogBatch& batch)
+{
+    const Redactor& redactor = batch.redactor;
+    const std::optional<QList<QByteArray>> names = asciiNames(redactor);
+    EncodedBatch out;
+    out.upToSequence = batch.upToSequence;
+    out.calls.reserve(batch.calls.size());
+    for (const CallRecord& record : batch.calls) {
+        QByteArray json = QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact);
+        CallRow row { record.callId, record.server, record.tool, record.method, record.startedAt, record.endedAt,
+            outcomeName(record.outcome), record.rule, int(record.attempts.size()), {} };
+        const bool clean = names && !mentionsAny(json, *names) && redactor.redactWire(json) == json;
+        if (!clean) {
+            json = QJsonDocument(redactor.redactRecord(record)).toJson(QJsonDocument::Compact);
+            row.server = redactor.redactText(row.server);
+            row.tool = redactor.redactText(row.tool);
+            row.method = redactor.redactText(row.method);
+            row.rule = redactor.redactText(row.rule);
+        }
+        row.record = encode(json);
+        out.calls.append(std::move(row));
+    }
+    out.wire.reserve(batch.wire.size());
+    for (const LogBatch::Wire& item : batch.wire)
+        out.wire.append(
+            { item.at, item.server, directionName(item.direction), encode(redactor.redactWire(item.payload)) });
+    return out;
+}
 } // namespace
+
+namespace detail {
+QString describeLogStoreError(const QString& path, const QSqlError& error)
+{
+    return describe(path, error);
+}
+} // namespace detail
 
 /// Owns the writing connection; lives on LogStore's thread, because a QSqlDatabase connection may
 /// only be used on the thread that opened it.
@@ -115,7 +286,9 @@ public:
 
     bool openDatabase(QString* error);
     void closeDatabase();
-    void write(LogBatch batch);
+    void write(EncodedBatch batch);
+    /// Writes what is queued now, even while a retry waits. True when nothing is left queued.
+    bool writeNow(QString* message);
     void setRetention(int days, qint64 bytes)
     {
         m_retentionDays = days;
@@ -132,13 +305,15 @@ private:
     bool fail(const QSqlError& error, QString* message);
     bool exec(QSqlQuery& query, const QString& sql, QString* message);
     void writeQueue();
-    bool writeBatch(const LogBatch& batch, QString* message);
+    bool writeBatches(qsizetype count, QString* message);
     bool markInterrupted(QString* message);
 
     QString m_path;
     QString m_connection;
     QSqlDatabase m_db;
-    QList<LogBatch> m_queue;
+    QList<EncodedBatch> m_queue;
+    qsizetype m_queuedRows = 0;
+    bool m_writeScheduled = false;
     QTimer* m_retryTimer = nullptr;
     QString m_lastFailure;
     int m_retentionDays = 0;
@@ -264,75 +439,122 @@ void LogStoreWorker::closeDatabase()
     QSqlDatabase::removeDatabase(m_connection);
 }
 
-void LogStoreWorker::write(LogBatch batch)
+void LogStoreWorker::write(EncodedBatch batch)
 {
+    m_queuedRows += batch.calls.size() + batch.wire.size();
     m_queue.append(std::move(batch));
     // While failing, the retry timer decides when to try again.
-    if (!m_retryTimer->isActive())
+    if (!m_retryTimer || m_retryTimer->isActive())
+        return;
+    if (m_queuedRows >= MaxTransactionRows) {
         writeQueue();
+        return;
+    }
+    // Batches that arrived while this one was encoded (or written) are already posted: writing after
+    // them puts all of them into one transaction.
+    if (!m_writeScheduled) {
+        m_writeScheduled = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_writeScheduled = false;
+                if (m_retryTimer && !m_retryTimer->isActive())
+                    writeQueue();
+            },
+            Qt::QueuedConnection);
+    }
 }
 
-bool LogStoreWorker::writeBatch(const LogBatch& batch, QString* message)
+bool LogStoreWorker::writeNow(QString* message)
+{
+    if (!m_db.isOpen()) {
+        *message = logText("The call log %1 is closed").arg(m_path);
+        return false;
+    }
+    if (m_retryTimer)
+        m_retryTimer->stop();
+    writeQueue();
+    *message = m_lastFailure;
+    return m_queue.isEmpty();
+}
+
+bool LogStoreWorker::writeBatches(qsizetype count, QString* message)
 {
     QSqlQuery call(m_db);
-    call.prepare(
-        QStringLiteral("INSERT OR REPLACE INTO calls(call_id, server, tool, method, started_at, ended_at, "
-                       "outcome, rule, attempts, compressed, record) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    for (const LogBatch::Call& item : batch.calls) {
-        const CallSummary& s = item.summary;
-        const Encoded encoded = encode(QJsonDocument(item.record).toJson(QJsonDocument::Compact));
-        call.addBindValue(s.callId);
-        call.addBindValue(s.server);
-        call.addBindValue(s.tool);
-        call.addBindValue(s.method);
-        call.addBindValue(s.startedAt);
-        call.addBindValue(s.endedAt);
-        call.addBindValue(outcomeName(s.outcome));
-        call.addBindValue(s.rule);
-        call.addBindValue(s.attempts);
-        call.addBindValue(encoded.compressed);
-        call.addBindValue(encoded.blob);
-        if (!call.exec())
-            return fail(call.lastError(), message);
-    }
+    // An upsert, not INSERT OR REPLACE: the row keeps its rowid (insertion order) and its index entries
+    // are updated in place.
+    if (!call.prepare(QStringLiteral(
+            "INSERT INTO calls(call_id, server, tool, method, started_at, ended_at, outcome, rule, attempts, "
+            "compressed, record) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(call_id) DO UPDATE SET "
+            "server = excluded.server, tool = excluded.tool, method = excluded.method, started_at = "
+            "excluded.started_at, ended_at = excluded.ended_at, outcome = excluded.outcome, rule = excluded.rule, "
+            "attempts = excluded.attempts, compressed = excluded.compressed, record = excluded.record")))
+        return fail(call.lastError(), message);
     QSqlQuery wire(m_db);
-    wire.prepare(QStringLiteral("INSERT INTO wire(at, server, direction, compressed, payload) VALUES(?, ?, ?, ?, ?)"));
-    for (const LogBatch::Wire& item : batch.wire) {
-        const Encoded encoded = encode(item.payload);
-        wire.addBindValue(item.at);
-        wire.addBindValue(item.server);
-        wire.addBindValue(directionName(item.direction));
-        wire.addBindValue(encoded.compressed);
-        wire.addBindValue(encoded.blob);
-        if (!wire.exec())
-            return fail(wire.lastError(), message);
+    if (!wire.prepare(
+            QStringLiteral("INSERT INTO wire(at, server, direction, compressed, payload) VALUES(?, ?, ?, ?, ?)")))
+        return fail(wire.lastError(), message);
+    for (qsizetype b = 0; b < count; ++b) {
+        const EncodedBatch& batch = m_queue.at(b);
+        for (const CallRow& row : batch.calls) {
+            call.bindValue(0, row.callId);
+            call.bindValue(1, row.server);
+            call.bindValue(2, row.tool);
+            call.bindValue(3, row.method);
+            call.bindValue(4, row.startedAt);
+            call.bindValue(5, row.endedAt);
+            call.bindValue(6, row.outcome);
+            call.bindValue(7, row.rule);
+            call.bindValue(8, row.attempts);
+            call.bindValue(9, row.record.compressed);
+            call.bindValue(10, row.record.blob);
+            if (!call.exec())
+                return fail(call.lastError(), message);
+        }
+        for (const WireRow& row : batch.wire) {
+            wire.bindValue(0, row.at);
+            wire.bindValue(1, row.server);
+            wire.bindValue(2, row.direction);
+            wire.bindValue(3, row.payload.compressed);
+            wire.bindValue(4, row.payload.blob);
+            if (!wire.exec())
+                return fail(wire.lastError(), message);
+        }
     }
     return true;
 }
 
 void LogStoreWorker::writeQueue()
 {
-    if (m_queue.isEmpty() || !m_db.isOpen())
-        return;
-    QString message;
-    bool ok = m_db.transaction() || fail(m_db.lastError(), &message);
-    for (qsizetype i = 0; ok && i < m_queue.size(); ++i)
-        ok = writeBatch(m_queue.at(i), &message);
-    ok = ok && (m_db.commit() || fail(m_db.lastError(), &message));
-    if (!ok) {
-        m_db.rollback();
-        // The batches stay queued: a failed commit never drops a record.
-        if (message != m_lastFailure)
-            Q_EMIT writeFailed(message);
-        m_lastFailure = message;
-        m_retryTimer->start();
-        return;
+    while (!m_queue.isEmpty() && m_db.isOpen()) {
+        // Everything queued goes into one transaction, except after a long outage or under a flood: then
+        // a bounded number of rows per transaction, so no single commit grows without limit.
+        qsizetype count = 0;
+        qsizetype rows = 0;
+        while (count < m_queue.size() && (count == 0 || rows < MaxTransactionRows)) {
+            rows += m_queue.at(count).calls.size() + m_queue.at(count).wire.size();
+            ++count;
+        }
+        QString message;
+        bool ok = m_db.transaction() || fail(m_db.lastError(), &message);
+        ok = ok && writeBatches(count, &message);
+        ok = ok && (m_db.commit() || fail(m_db.lastError(), &message));
+        if (!ok) {
+            m_db.rollback();
+            // The batches stay queued: a failed commit never drops a record.
+            if (message != m_lastFailure)
+                Q_EMIT writeFailed(message);
+            m_lastFailure = message;
+            m_retryTimer->start();
+            return;
+        }
+        const qint64 upTo = m_queue.at(count - 1).upToSequence;
+        m_queue.remove(0, count);
+        m_queuedRows -= rows;
+        m_lastFailure.clear();
+        Q_EMIT committed(upTo);
+        prune(false);
     }
-    const qint64 upTo = m_queue.constLast().upToSequence;
-    m_queue.clear();
-    m_lastFailure.clear();
-    Q_EMIT committed(upTo);
-    prune(false);
 }
 
 void LogStoreWorker::prune(bool force)
@@ -427,6 +649,7 @@ LogStore::LogStore(QObject* parent)
     m_flushTimer.setInterval(FlushIntervalMs);
     connect(&m_flushTimer, &QTimer::timeout, this, &LogStore::flush);
     m_thread.setObjectName(QStringLiteral("LogStore"));
+    m_encodeThread.setObjectName(QStringLiteral("LogStore encoder"));
 }
 
 LogStore::~LogStore()
@@ -469,6 +692,9 @@ bool LogStore::open(const QString& path, QString* error)
         return false;
     }
     m_worker = worker;
+    m_encoder = new QObject;
+    m_encoder->moveToThread(&m_encodeThread);
+    m_encodeThread.start();
     m_path = path;
     m_sequence = 0;
     m_committed = 0;
@@ -488,17 +714,26 @@ void LogStore::close()
     if (!m_worker)
         return;
     flush();
+    // Once the encoder has run everything posted to it, every batch is on its way to the worker, ahead of
+    // closeDatabase(), which writes them.
+    QMetaObject::invokeMethod(
+        m_encoder, [] {}, Qt::BlockingQueuedConnection);
     LogStoreWorker* worker = m_worker;
     QMetaObject::invokeMethod(
         worker, [worker] { worker->closeDatabase(); }, Qt::BlockingQueuedConnection);
+    m_encodeThread.quit();
+    m_encodeThread.wait();
     m_thread.quit();
     m_thread.wait();
-    // The thread has finished, so nothing else can touch the worker.
+    // The threads have finished, so nothing else can touch the worker or the encoder.
     delete worker;
     m_worker = nullptr;
+    delete m_encoder;
+    m_encoder = nullptr;
     QSqlDatabase::removeDatabase(m_readConnection);
     m_readConnection.clear();
-    m_unsaved.clear();
+    m_pendingIndex.clear();
+    m_inFlight.clear();
     m_path.clear();
 }
 
@@ -529,17 +764,12 @@ qint64 LogStore::append(const CallRecord& record)
     if (!m_worker)
         return 0;
     const qint64 sequence = ++m_sequence;
-    LogBatch::Call call;
-    call.summary = { record.callId, record.server, record.tool, record.method, record.startedAt, record.endedAt,
-        record.outcome, record.rule, int(record.attempts.size()) };
-    call.record = m_redactor.redactRecord(record);
-    m_unsaved.insert(record.callId, { sequence, call.record });
     const auto it = m_pendingIndex.constFind(record.callId);
     if (it != m_pendingIndex.constEnd()) {
-        m_pending.calls[*it] = std::move(call);
+        m_pending.calls[*it] = record;
     } else {
         m_pendingIndex.insert(record.callId, m_pending.calls.size());
-        m_pending.calls.append(std::move(call));
+        m_pending.calls.append(record);
     }
     m_pending.upToSequence = sequence;
     scheduleFlush();
@@ -551,7 +781,7 @@ qint64 LogStore::appendWire(const QString& server, WireDirection direction, cons
     if (!m_worker)
         return 0;
     const qint64 sequence = ++m_sequence;
-    m_pending.wire.append({ at, server, direction, m_redactor.redactWire(bytes) });
+    m_pending.wire.append({ at, server, direction, bytes });
     m_pending.upToSequence = sequence;
     scheduleFlush();
     return sequence;
@@ -570,23 +800,89 @@ void LogStore::flush()
     m_flushTimer.stop();
     if (!m_worker || (m_pending.calls.isEmpty() && m_pending.wire.isEmpty()))
         return;
+    m_pending.redactor = m_redactor;
+    // The calls list is shared, not copied: neither side changes it from here on.
+    m_inFlight.push_back({ m_pending.upToSequence, m_pending.calls, std::exchange(m_pendingIndex, {}) });
     LogStoreWorker* worker = m_worker;
+    // Encoding (serialize, redact, compress) runs on its own thread, so it overlaps the worker's SQL for
+    // the batch before; one encoder keeps the batches in order.
     QMetaObject::invokeMethod(
-        worker, [worker, batch = std::exchange(m_pending, {})]() mutable { worker->write(std::move(batch)); },
+        m_encoder,
+        [worker, batch = std::exchange(m_pending, {})] {
+            QMetaObject::invokeMethod(
+                worker, [worker, encoded = encodeBatch(batch)]() mutable { worker->write(std::move(encoded)); },
+                Qt::QueuedConnection);
+        },
         Qt::QueuedConnection);
-    m_pendingIndex.clear();
+}
+
+bool LogStore::flushAndWait(int timeoutMs, QString* error)
+{
+    if (!m_worker) {
+        if (error)
+            *error = logText("No call log is open");
+        return false;
+    }
+    flush();
+    // Shared with the worker's task, which may finish after a timeout returned.
+    struct Wait
+    {
+        QSemaphore done;
+        bool ok = false;
+        QString message;
+    };
+    auto wait = std::make_shared<Wait>();
+    LogStoreWorker* worker = m_worker;
+    // Through the encoder, so the write comes after the batches flushed above.
+    QMetaObject::invokeMethod(
+        m_encoder,
+        [worker, wait] {
+            QMetaObject::invokeMethod(
+                worker,
+                [worker, wait] {
+                    wait->ok = worker->writeNow(&wait->message);
+                    wait->done.release();
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+    if (!wait->done.tryAcquire(1, std::max(0, timeoutMs))) {
+        if (error)
+            *error = logText("Timed out writing the call log %1").arg(m_path);
+        return false;
+    }
+    if (error)
+        *error = wait->ok ? QString() : wait->message;
+    return wait->ok;
 }
 
 void LogStore::onCommitted(qint64 upToSequence)
 {
-    m_committed = upToSequence;
-    for (auto it = m_unsaved.begin(); it != m_unsaved.end();) {
-        if (it->sequence <= upToSequence)
-            it = m_unsaved.erase(it);
-        else
-            ++it;
-    }
+    m_committed = std::max(m_committed, upToSequence);
+    while (!m_inFlight.empty() && m_inFlight.front().upToSequence <= upToSequence)
+        m_inFlight.pop_front();
     Q_EMIT committed(upToSequence);
+}
+
+const CallRecord* LogStore::findUncommitted(const QString& callId) const
+{
+    const auto pending = m_pendingIndex.constFind(callId);
+    if (pending != m_pendingIndex.constEnd())
+        return &m_pending.calls.at(*pending);
+    for (auto batch = m_inFlight.crbegin(); batch != m_inFlight.crend(); ++batch) {
+        const auto it = batch->index.constFind(callId);
+        if (it != batch->index.constEnd())
+            return &batch->calls.at(*it);
+    }
+    return nullptr;
+}
+
+qsizetype LogStore::uncommittedCalls() const
+{
+    QSet<QString> calls(m_pendingIndex.keyBegin(), m_pendingIndex.keyEnd());
+    for (const Batch& batch : m_inFlight)
+        calls.unite(QSet<QString>(batch.index.keyBegin(), batch.index.keyEnd()));
+    return calls.size();
 }
 
 void LogStore::onPruned(int calls, int wireRows)
@@ -613,16 +909,21 @@ void LogStore::pruneNow()
     if (!m_worker)
         return;
     flush();
+    // Through the encoder, so the prune comes after the batches flushed above.
     LogStoreWorker* worker = m_worker;
     QMetaObject::invokeMethod(
-        worker, [worker] { worker->prune(true); }, Qt::QueuedConnection);
+        m_encoder,
+        [worker] {
+            QMetaObject::invokeMethod(
+                worker, [worker] { worker->prune(true); }, Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
 }
 
 std::optional<CallRecord> LogStore::record(const QString& callId) const
 {
-    const auto it = m_unsaved.constFind(callId);
-    if (it != m_unsaved.constEnd())
-        return CallRecord::fromJson(it->record);
+    if (const CallRecord* unsaved = findUncommitted(callId))
+        return CallRecord::fromJson(m_redactor.redactRecord(*unsaved));
     if (m_readConnection.isEmpty())
         return std::nullopt;
     QSqlQuery query(QSqlDatabase::database(m_readConnection));
@@ -664,8 +965,11 @@ qint64 LogStore::callCount() const
     qint64 count = query.value(0).toLongLong();
     QSqlQuery exists(db);
     exists.prepare(QStringLiteral("SELECT 1 FROM calls WHERE call_id = ?"));
-    for (auto it = m_unsaved.constBegin(); it != m_unsaved.constEnd(); ++it) {
-        exists.addBindValue(it.key());
+    QSet<QString> unsaved(m_pendingIndex.keyBegin(), m_pendingIndex.keyEnd());
+    for (const Batch& batch : m_inFlight)
+        unsaved.unite(QSet<QString>(batch.index.keyBegin(), batch.index.keyEnd()));
+    for (const QString& callId : std::as_const(unsaved)) {
+        exists.addBindValue(callId);
         if (exists.exec() && !exists.next())
             ++count;
     }

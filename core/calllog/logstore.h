@@ -12,6 +12,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <deque>
 #include <optional>
 
 namespace mcpscope {
@@ -34,14 +35,10 @@ struct CallSummary
     int attempts = 0;
 };
 
-/// A redacted change waiting for its group commit. Internal to LogStore and its worker.
+/// Changes waiting for their group commit, as appended: the worker redacts, encodes and writes them.
+/// Internal to LogStore and its worker.
 struct LogBatch
 {
-    struct Call
-    {
-        CallSummary summary;
-        QJsonObject record;
-    };
     struct Wire
     {
         qint64 at = 0;
@@ -49,17 +46,22 @@ struct LogBatch
         WireDirection direction = WireDirection::Outgoing;
         QByteArray payload;
     };
-    QList<Call> calls;
+    QList<CallRecord> calls; ///< the newest version of each call changed since the last batch
     QList<Wire> wire;
     qint64 upToSequence = 0;
+    Redactor redactor; ///< the store's redactor when the batch was handed over
 };
 
 /// The workspace's persistent call log: every change to a call record and every wire message, in an
 /// SQLite database (WAL mode) written by a worker thread.
 ///
-/// append() and appendWire() only copy the change, redacted, into a pending batch; a 50 ms timer (or a
-/// full batch) hands the batch to the worker, which writes it in one transaction (group commit). WAL
-/// with synchronous=NORMAL keeps every committed transaction across a kill of the process.
+/// append() and appendWire() only keep the change (a CallRecord copy shares its data) in a pending batch,
+/// where a newer version of a call replaces the older one; a 50 ms timer (or a full batch) hands the batch
+/// to an encoder thread, which redacts, serializes and compresses it, then to the worker thread, which
+/// writes what has arrived in one transaction (group commit).
+/// So the calling (GUI) thread pays a few hash and list operations per change, and no secret reaches the
+/// file: redaction happens before anything is written. WAL with synchronous=NORMAL keeps every committed
+/// transaction across a kill of the process.
 ///
 /// Signals:
 /// - committed(upToSequence) after the worker committed every change whose sequence (the value
@@ -87,7 +89,7 @@ public:
     bool isOpen() const { return m_worker != nullptr; }
     QString path() const { return m_path; }
 
-    /// Applied to every change from the next append() on.
+    /// Applied to every change handed to the worker from now on (changes are redacted when written).
     void setRedactor(const Redactor& redactor) { m_redactor = redactor; }
     const Redactor& redactor() const { return m_redactor; }
 
@@ -100,8 +102,18 @@ public:
     qint64 appendWire(const QString& server, WireDirection direction, const QByteArray& bytes, qint64 at);
     /// Hands the pending batch to the worker now instead of at the next timer tick.
     void flush();
+    /// Flushes and blocks until everything appended so far is committed, so another connection (an
+    /// export's LogStoreReader) reads it. Tries a failing write once more rather than waiting for its
+    /// retry. Returns false, with *error naming the file when the write failed, after timeoutMs or on a
+    /// failed write; the changes then stay queued as always. committed() still arrives queued, later.
+    bool flushAndWait(int timeoutMs, QString* error = nullptr);
     /// The highest sequence known committed.
     qint64 committedSequence() const { return m_committed; }
+    /// The sequence of the newest change appended (0 before the first): committed() covers every change
+    /// appended so far once it reports at least this value.
+    qint64 lastSequence() const { return m_sequence; }
+    /// Changes appended but not known committed (calls counted once however often they changed).
+    qsizetype uncommittedCalls() const;
 
     /// Retention: finished calls older than maxAgeDays, and the oldest finished calls and wire rows
     /// while stored payload bytes exceed maxBytes, are pruned. 0 turns a limit off (the default).
@@ -140,18 +152,26 @@ private:
     QString m_readConnection;
     QThread m_thread;
     LogStoreWorker* m_worker = nullptr;
+    QThread m_encodeThread;
+    QObject* m_encoder = nullptr; ///< lives on m_encodeThread; turns batches into rows for the worker
     QTimer m_flushTimer;
     Redactor m_redactor;
     QPointer<Engine> m_engine;
 
+    /// Changes not known committed, by batch: the one being filled, then those handed to the worker
+    /// (oldest first). Each knows its calls' indices, so record() finds the newest version without one big
+    /// map of every uncommitted call: such a map would rehash 10^5 records on the GUI thread in one go
+    /// when the worker falls behind a flood.
+    struct Batch
+    {
+        qint64 upToSequence = 0;
+        QList<CallRecord> calls; ///< shared with the LogBatch handed to the worker
+        QHash<QString, qsizetype> index; ///< call id -> index in calls
+    };
     LogBatch m_pending;
     QHash<QString, qsizetype> m_pendingIndex; ///< call id -> index in m_pending.calls
-    struct Unsaved
-    {
-        qint64 sequence = 0;
-        QJsonObject record;
-    };
-    QHash<QString, Unsaved> m_unsaved; ///< appended but not known committed
+    std::deque<Batch> m_inFlight;
+    const CallRecord* findUncommitted(const QString& callId) const;
     qint64 m_sequence = 0;
     qint64 m_committed = 0;
     int m_retentionDays = 0;

@@ -2,7 +2,13 @@
 // fault, make the call through the engine, and assert the outcome and rule recorded, the EXACT number
 // of times the server ran the tool (read from the ledger peer's file, not from our own log), whether
 // the session was healed onto a new, distinct session, and the breaker state.
+// Last, the records these runs produced (plus a few real server-everything calls) make a round trip
+// through a JSONL file and through the LogStore, and come back identical.
 
+#include "calllog/calllogfile.h"
+#include "calllog/logstore.h"
+#include "calllog/logstorereader.h"
+#include "calllog/redactor.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
 #include "peerprocess.h"
@@ -19,6 +25,13 @@ using namespace mcpscope::test;
 
 namespace {
 constexpr int WaitMs = 40000;
+
+/// Every final CallRecord the matrix's real runs produced, for the round trip at the end.
+QList<CallRecord>& producedRecords()
+{
+    static QList<CallRecord> records;
+    return records;
+}
 
 struct Ledger
 {
@@ -110,6 +123,8 @@ struct Rig
         options.timeoutMs = timeoutMs;
         connection->callTool(tool, args, options, [&result](const CallRecord& record) { result = record; });
         (void)QTest::qWaitFor([&result] { return result.has_value(); }, WaitMs);
+        if (result)
+            producedRecords().append(*result);
         return result.value_or(CallRecord());
     }
 };
@@ -137,6 +152,7 @@ private Q_SLOTS:
     void timeoutOnWriteCancelsAndIsUncertain();
     void idempotentReplayPolicy_data();
     void idempotentReplayPolicy();
+    void recordsOfTheRunsRoundTrip();
 };
 
 void TestFaultMatrix::httpFaults_data()
@@ -288,6 +304,7 @@ void TestFaultMatrix::concurrentExpiryJoinsOneReconnect()
         rig.connection->callTool(
             QStringLiteral("read"), {}, {}, [&records](const CallRecord& r) { records.append(r); });
     QTRY_COMPARE_WITH_TIMEOUT(records.size(), 10, WaitMs);
+    producedRecords().append(records);
     QCOMPARE(rig.connection->reconnector()->reconnectCount() - reconnectsBefore, 1);
     for (const CallRecord& record : std::as_const(records)) {
         QVERIFY2(record.outcome == CallOutcome::Success, QJsonDocument(record.toJson()).toJson().constData());
@@ -326,6 +343,7 @@ void TestFaultMatrix::breakerOpensFailsFastAndLetsOneProbe()
     const CallRecord meanwhile = rig.call(QStringLiteral("write"));
     QCOMPARE(outcomeName(meanwhile.outcome), QStringLiteral("breaker_open"));
     QTRY_VERIFY_WITH_TIMEOUT(probe.has_value(), WaitMs);
+    producedRecords().append(*probe);
     QCOMPARE(outcomeName(probe->outcome), QStringLiteral("success"));
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("sleep")), 1);
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("write")), 0);
@@ -378,6 +396,111 @@ void TestFaultMatrix::idempotentReplayPolicy()
         { { QStringLiteral("key"), QStringLiteral("k") }, { QStringLiteral("value"), QStringLiteral("v") } });
     QCOMPARE(outcomeName(record.outcome), outcome);
     QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
+}
+
+// Issue 6: "records from a real fault-matrix run (server-everything and the ledger peer) exported to JSONL
+// and re-opened produce identical records". Whole toJson() objects are compared, so every field counts,
+// including ones added to CallRecord later. The writers redact, so the expectation is the redacted form.
+void TestFaultMatrix::recordsOfTheRunsRoundTrip()
+{
+    // server-everything over stdio: a success, a validation error, a large result, an unknown tool.
+    {
+        ServerConfig config;
+        config.name = QStringLiteral("everything-stdio");
+        config.transport = TransportKind::Stdio;
+        config.command = nodeBinary();
+        config.args = { everythingScript(), QStringLiteral("stdio") };
+        config.requestTimeoutMs = 20000;
+        ServerConnection connection(config);
+        QSignalSpy ready(&connection, &ServerConnection::ready);
+        connection.connectToServer();
+        QVERIFY(ready.wait(WaitMs));
+        const QList<QPair<QString, QJsonObject>> calls {
+            { QStringLiteral("echo"), { { QStringLiteral("message"), QStringLiteral("round trip \u00e9\u4e2d") } } },
+            { QStringLiteral("get-sum"), { { QStringLiteral("a"), 2 }, { QStringLiteral("b"), 40 } } },
+            { QStringLiteral("get-sum"), { { QStringLiteral("a"), QStringLiteral("not a number") } } },
+            { QStringLiteral("get-tiny-image"), {} },
+            { QStringLiteral("no-such-tool"), {} },
+        };
+        for (const auto& [tool, args] : calls) {
+            std::optional<CallRecord> result;
+            connection.callTool(tool, args, {}, [&result](const CallRecord& record) { result = record; });
+            QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), WaitMs);
+            QVERIFY2(result->isFinished(), qPrintable(tool));
+            producedRecords().append(*result);
+        }
+    }
+
+    const QList<CallRecord>& records = producedRecords();
+    QSet<QString> servers;
+    QSet<QString> outcomes;
+    for (const CallRecord& record : records) {
+        servers.insert(record.server);
+        outcomes.insert(outcomeName(record.outcome));
+    }
+    qInfo("%lld records from %lld servers, outcomes %s", static_cast<long long>(records.size()),
+        static_cast<long long>(servers.size()), qPrintable(QStringList(outcomes.cbegin(), outcomes.cend()).join(u',')));
+    // The matrix above ran; its records cover both ledger transports, server-everything and many outcomes.
+    QVERIFY(records.size() >= 30);
+    QVERIFY(servers.contains(QStringLiteral("ledger-http")));
+    QVERIFY(servers.contains(QStringLiteral("ledger-stdio")));
+    QVERIFY(servers.contains(QStringLiteral("everything-stdio")));
+    QVERIFY(outcomes.size() >= 5);
+
+    const Redactor redactor;
+    QHash<QString, QJsonObject> expected;
+    for (const CallRecord& record : records)
+        expected.insert(record.callId, redactor.redactRecord(record));
+    QCOMPARE(expected.size(), records.size());
+
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString jsonlPath = dir.filePath(QStringLiteral("matrix.jsonl"));
+    QString error;
+    QVERIFY2(CallLogWriter::writeJsonl(jsonlPath, records, CallLogFilter(), &error, redactor), qPrintable(error));
+    const CallLogReadResult read = CallLogReader::read(jsonlPath);
+    QVERIFY2(read.ok, qPrintable(read.error));
+    QVERIFY2(read.problems.isEmpty(), qPrintable(read.problems.join(u'\n')));
+    QCOMPARE(read.records.size(), records.size());
+    for (qsizetype i = 0; i < records.size(); ++i) {
+        QCOMPARE(read.records.at(i).callId, records.at(i).callId);
+        QCOMPARE(read.records.at(i).toJson(), expected.value(records.at(i).callId));
+    }
+
+    // Through the store: each record appended as the engine would, read back by the streaming reader.
+    const QString storePath = dir.filePath(QStringLiteral("matrix.mcplog"));
+    {
+        LogStore store;
+        QVERIFY2(store.open(storePath, &error), qPrintable(error));
+        for (const CallRecord& record : records)
+            store.append(record);
+    }
+    LogStoreReader reader;
+    QVERIFY2(reader.open(storePath, &error), qPrintable(error));
+    QCOMPARE(reader.count(), qint64(records.size()));
+    QHash<QString, QJsonObject> stored;
+    bool inStartOrder = true;
+    qint64 lastStart = 0;
+    QVERIFY2(reader.forEachRecordJson(
+                 [&](const QString& callId, const QByteArray& json) {
+                     const QJsonObject object = QJsonDocument::fromJson(json).object();
+                     stored.insert(callId, object);
+                     const qint64 startedAt = object.value(QLatin1String("startedAt")).toInteger();
+                     inStartOrder = inStartOrder && startedAt >= lastStart;
+                     lastStart = startedAt;
+                     return true;
+                 },
+                 &error),
+        qPrintable(error));
+    QVERIFY(inStartOrder);
+    QCOMPARE(stored.size(), records.size());
+    for (const CallRecord& record : records)
+        QCOMPARE(stored.value(record.callId), expected.value(record.callId));
+    // And each through LogStore::record(), as the detail view reads it.
+    LogStore store;
+    QVERIFY2(store.open(storePath, &error), qPrintable(error));
+    for (const CallRecord& record : records)
+        QCOMPARE(store.record(record.callId)->toJson(), expected.value(record.callId));
 }
 
 QTEST_GUILESS_MAIN(TestFaultMatrix)

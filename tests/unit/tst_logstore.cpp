@@ -1,9 +1,11 @@
 #include "calllog/logstore.h"
+#include "calllog/logstorereader.h"
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
 
 #include <QDateTime>
 #include <QFile>
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -356,6 +358,115 @@ private Q_SLOTS:
         QCOMPARE(store.wireCount(), qint64(0));
         QCOMPARE(store.prunedCalls(), qint64(20));
         QCOMPARE(store.prunedWireRows(), qint64(7));
+    }
+
+    /// LogStoreReader, the streaming side of exports: committed calls in start order (ties in the order of
+    /// their first write, which a later update keeps), as redacted and decompressed JSON.
+    void readerStreamsCommittedCallsInStartOrder()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("reader.mcplog"));
+        Redactor redactor;
+        redactor.addSecretValue(QStringLiteral("tok-READER-5e1f"));
+        QList<CallRecord> expected;
+        LogStore store;
+        store.setRedactor(redactor);
+        QVERIFY(store.open(path));
+        // Start times out of append order, with a tie between call-1 and call-2.
+        const qint64 starts[] = { 1700000000500, 1700000000500, 1700000000100, 1700000000900, 1700000000300 };
+        for (int n = 0; n < 5; ++n) {
+            CallRecord record = makeRecord(n, starts[n]);
+            record.arguments.insert(QStringLiteral("secret"), QStringLiteral("tok-READER-5e1f"));
+            store.append(record);
+            expected.append(record);
+        }
+        store.flush();
+        QTRY_COMPARE(store.committedSequence(), store.lastSequence());
+        // Updates (call-0 finishes with a compressed result) keep each call's place among ties.
+        for (int n : { 1, 0 }) {
+            finish(expected[n], n);
+            store.append(expected.at(n));
+        }
+        store.flush();
+        QTRY_COMPARE(store.committedSequence(), store.lastSequence());
+
+        LogStoreReader reader;
+        QString error;
+        QVERIFY2(reader.open(path, &error), qPrintable(error));
+        QCOMPARE(reader.count(&error), qint64(5));
+        QStringList order;
+        QVERIFY(reader.forEachRecordJson(
+            [&](const QString& callId, const QByteArray& json) {
+                order.append(callId);
+                const QJsonObject object = QJsonDocument::fromJson(json).object();
+                const auto it = std::find_if(expected.cbegin(), expected.cend(),
+                    [&](const CallRecord& record) { return record.callId == callId; });
+                if (it == expected.cend() || object != redactor.redactRecord(*it))
+                    order.append(QStringLiteral("mismatch ") + callId);
+                return true;
+            },
+            &error));
+        QCOMPARE(order,
+            QStringList({ QStringLiteral("call-2"), QStringLiteral("call-4"), QStringLiteral("call-0"),
+                QStringLiteral("call-1"), QStringLiteral("call-3") }));
+
+        int visited = 0;
+        QVERIFY(reader.forEachRecordJson([&](const QString&, const QByteArray&) { return ++visited < 2; }));
+        QCOMPARE(visited, 2);
+    }
+
+    /// What an export does before it opens a LogStoreReader: everything appended so far is readable at once.
+    void flushAndWaitMakesAppendsVisibleToReaders()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("flushwait.mcplog"));
+        LogStore store;
+        QVERIFY(store.open(path));
+        for (int n = 0; n < 100; ++n)
+            store.append(makeRecord(n, 1700000000000 + n));
+        QString error;
+        QVERIFY2(store.flushAndWait(10000, &error), qPrintable(error));
+        LogStoreReader reader;
+        QVERIFY2(reader.open(path, &error), qPrintable(error));
+        QCOMPARE(reader.count(), qint64(100));
+
+        // A failed write returns false at once with the reason, and keeps the change for the next try.
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("flushwait-holder"));
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        {
+            QSqlQuery lock(db);
+            QVERIFY(lock.exec(QStringLiteral("BEGIN IMMEDIATE")));
+            store.append(makeRecord(100, 1700000000100));
+            QVERIFY(!store.flushAndWait(10000, &error));
+            QVERIFY2(error.contains(path) && error.contains(QLatin1String("locked")), qPrintable(error));
+            QVERIFY(lock.exec(QStringLiteral("ROLLBACK")));
+        }
+        db.close();
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("flushwait-holder"));
+        QVERIFY2(store.flushAndWait(10000, &error), qPrintable(error));
+        QCOMPARE(reader.count(), qint64(101));
+        QVERIFY(store.record(QStringLiteral("call-100")));
+    }
+
+    void readerRefusesFilesItCannotRead()
+    {
+        LogStoreReader reader;
+        QString error;
+        const QString missing = m_dir.filePath(QStringLiteral("missing.mcplog"));
+        QVERIFY(!reader.open(missing, &error));
+        QVERIFY2(error.contains(missing) && error.contains(QLatin1String("does not exist")), qPrintable(error));
+
+        const QString garbage = m_dir.filePath(QStringLiteral("garbage-for-reader.mcplog"));
+        {
+            QFile file(garbage);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray("not a database\n").repeated(200));
+        }
+        QVERIFY(!reader.open(garbage, &error));
+        QVERIFY2(error.contains(garbage) && error.contains(QLatin1String("not an SQLite database")), qPrintable(error));
+        QVERIFY(!reader.isOpen());
+        QCOMPARE(reader.count(&error), qint64(-1));
+        QVERIFY(!reader.forEachRecordJson([](const QString&, const QByteArray&) { return true; }, &error));
     }
 
 private:
