@@ -164,19 +164,86 @@ int CallLogWriter::countMatching(const QList<CallRecord>& records, const CallLog
     return count;
 }
 
+CallTableRow CallTableRow::of(const CallRecord& record)
+{
+    CallTableRow row;
+    row.isToolCall = record.method == QLatin1String("tools/call");
+    row.callId = record.callId;
+    row.server = record.server;
+    row.tool = row.isToolCall && !record.tool.isEmpty() ? record.tool : record.method;
+    row.rule = record.rule;
+    row.startedAt = record.startedAt;
+    row.endedAt = record.isFinished() ? std::max(record.endedAt, record.startedAt) : 0;
+    row.outcome = record.outcome;
+    row.attempts = int(record.attempts.size());
+    row.healed = record.healed;
+    return row;
+}
+
+JsonlCallWriter::JsonlCallWriter(QIODevice* out, Redactor redactor)
+    : m_out(out)
+    , m_redactor(std::move(redactor))
+{ }
+
+bool JsonlCallWriter::add(const CallRecord& record)
+{
+    QByteArray line = QJsonDocument(m_redactor.redactRecord(record)).toJson(QJsonDocument::Compact);
+    line.append('\n');
+    return m_out->write(line) == line.size();
+}
+
+bool JsonlCallWriter::addRedactedJson(QByteArrayView json)
+{
+    return m_out->write(json.data(), json.size()) == json.size() && m_out->write("\n", 1) == 1;
+}
+
+QString JsonlCallWriter::errorString() const
+{
+    return m_out->errorString();
+}
+
+CsvCallWriter::CsvCallWriter(QIODevice* out, Redactor redactor)
+    : m_out(out)
+    , m_redactor(std::move(redactor))
+{ }
+
+bool CsvCallWriter::begin()
+{
+    const QByteArray header("time,server,tool,duration_ms,attempts,rule,outcome,call_id\r\n");
+    return m_out->write(header) == header.size();
+}
+
+bool CsvCallWriter::add(const CallTableRow& row)
+{
+    const QString time = row.startedAt > 0
+        ? QDateTime::fromMSecsSinceEpoch(row.startedAt, Qt::UTC).toString(Qt::ISODateWithMs)
+        : QString();
+    const bool finished = row.outcome != CallOutcome::Pending;
+    const QStringList fields { time, row.server, row.tool, finished ? QString::number(row.durationMs()) : QString(),
+        QString::number(row.attempts), row.rule, outcomeName(row.outcome), row.callId };
+    QStringList quoted;
+    quoted.reserve(fields.size());
+    for (const QString& field : fields)
+        quoted.append(csvField(m_redactor.redactText(field)));
+    const QByteArray line = quoted.join(QLatin1Char(',')).toUtf8() + "\r\n";
+    return m_out->write(line) == line.size();
+}
+
+QString CsvCallWriter::errorString() const
+{
+    return m_out->errorString();
+}
+
 bool CallLogWriter::writeJsonl(const QString& path, const QList<CallRecord>& records, const CallLogFilter& filter,
     QString* error, const std::optional<Redactor>& redactor)
 {
-    const Redactor redact = redactor.value_or(Redactor());
     QSaveFile file(path);
     if (!open(file, path, error))
         return false;
+    JsonlCallWriter writer(&file, redactor.value_or(Redactor()));
     for (const CallRecord& record : records) {
-        if (!filter.matches(record))
-            continue;
-        QByteArray line = QJsonDocument(redact.redactRecord(record)).toJson(QJsonDocument::Compact);
-        line.append('\n');
-        file.write(line);
+        if (filter.matches(record))
+            writer.add(record);
     }
     return commit(file, path, error);
 }
@@ -184,24 +251,14 @@ bool CallLogWriter::writeJsonl(const QString& path, const QList<CallRecord>& rec
 bool CallLogWriter::writeCsv(const QString& path, const QList<CallRecord>& records, const CallLogFilter& filter,
     QString* error, const std::optional<Redactor>& redactor)
 {
-    const Redactor redact = redactor.value_or(Redactor());
     QSaveFile file(path);
     if (!open(file, path, error))
         return false;
-    file.write("time,server,tool,duration_ms,attempts,rule,outcome,call_id\r\n");
-    for (const CallRecord& original : records) {
-        if (!filter.matches(original))
-            continue;
-        const CallRecord record = CallRecord::fromJson(redact.redactRecord(original));
-        const QString time = record.startedAt > 0
-            ? QDateTime::fromMSecsSinceEpoch(record.startedAt, Qt::UTC).toString(Qt::ISODateWithMs)
-            : QString();
-        const QStringList fields { time, record.server, callLabel(record), QString::number(record.durationMs()),
-            QString::number(record.attempts.size()), record.rule, outcomeName(record.outcome), record.callId };
-        QStringList quoted;
-        for (const QString& field : fields)
-            quoted.append(csvField(field));
-        file.write(quoted.join(QLatin1Char(',')).toUtf8() + "\r\n");
+    CsvCallWriter writer(&file, redactor.value_or(Redactor()));
+    writer.begin();
+    for (const CallRecord& record : records) {
+        if (filter.matches(record))
+            writer.add(CallTableRow::of(record));
     }
     return commit(file, path, error);
 }

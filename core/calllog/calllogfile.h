@@ -3,12 +3,15 @@
 #include "calllog/callrecord.h"
 #include "calllog/redactor.h"
 
+#include <QByteArrayView>
 #include <QList>
 #include <QSet>
 #include <QString>
 #include <QStringList>
 
 #include <optional>
+
+class QIODevice;
 
 namespace mcpscope {
 
@@ -27,6 +30,55 @@ struct CallLogFilter
 
 /// The calls table's "tool" column: the tool name of a tools/call, otherwise the method.
 QString callLabel(const CallRecord& record);
+
+/// One row of the calls table: what the calls model keeps of a call and what CSV exports write.
+struct CallTableRow
+{
+    QString callId;
+    QString server;
+    QString tool; ///< the tool of a tools/call, otherwise the method
+    QString rule;
+    qint64 startedAt = 0;
+    qint64 endedAt = 0; ///< 0 while pending
+    CallOutcome outcome = CallOutcome::Pending;
+    int attempts = 0;
+    bool isToolCall = false;
+    bool healed = false;
+
+    qint64 durationMs() const { return endedAt > startedAt ? endedAt - startedAt : 0; }
+    static CallTableRow of(const CallRecord& record);
+};
+
+/// Streams call records into a device as JSON lines (one compact CallRecord::toJson() per line),
+/// redacted. Usable from any thread.
+class JsonlCallWriter
+{
+public:
+    JsonlCallWriter(QIODevice* out, Redactor redactor);
+    bool add(const CallRecord& record);
+    /// A record that is already redacted (e.g. read back from the log store), as JSON text.
+    bool addRedactedJson(QByteArrayView json);
+    QString errorString() const;
+
+private:
+    QIODevice* m_out;
+    Redactor m_redactor;
+};
+
+/// Streams the calls table as CSV: time (ISO 8601, UTC), server, tool, duration_ms, attempts, rule,
+/// outcome, call_id; RFC 4180 quoting, CRLF line ends. Secret values are redacted from every field.
+class CsvCallWriter
+{
+public:
+    CsvCallWriter(QIODevice* out, Redactor redactor);
+    bool begin();
+    bool add(const CallTableRow& row);
+    QString errorString() const;
+
+private:
+    QIODevice* m_out;
+    Redactor m_redactor;
+};
 
 struct CallLogReadResult
 {

@@ -65,7 +65,7 @@ int CallsModel::findRow(const QString& callId, QUuid* uuid) const
         const QUuid parsed = QUuid::fromString(callId);
         if (!parsed.isNull() && parsed.toString(QUuid::WithoutBraces) == callId) {
             *uuid = parsed;
-            return m_uuidRows.value(parsed, -1);
+            return uuidShard(parsed).value(parsed, -1);
         }
     }
     *uuid = QUuid();
@@ -79,23 +79,28 @@ int CallsModel::rowOfCall(const QString& callId) const
     return row < m_shown ? row : -1;
 }
 
-void CallsModel::fill(Row& row, const CallRecord& record)
+void CallsModel::fill(Row& row, const Columns& columns)
 {
-    const bool isToolCall = record.method == QLatin1String("tools/call");
-    row.startedAt = record.startedAt;
-    row.durationMs = record.isFinished()
-        ? qint32(std::clamp<qint64>(record.durationMs(), 0, std::numeric_limits<qint32>::max()))
-        : -1;
-    row.server = m_strings.intern(record.server);
-    row.tool = m_strings.intern(isToolCall && !record.tool.isEmpty() ? record.tool : record.method);
-    row.rule = m_strings.intern(record.rule);
-    row.attempts = quint8(std::min<qsizetype>(record.attempts.size(), 255));
-    row.outcome = quint8(record.outcome);
-    row.flags = quint8((row.flags & (Row::Dirty | Row::ForeignId)) | (isToolCall ? Row::IsToolCall : 0)
-        | (record.healed ? Row::Healed : 0));
+    const bool finished = columns.outcome != CallOutcome::Pending;
+    row.startedAt = columns.startedAt;
+    row.durationMs = finished ? qint32(std::clamp<qint64>(columns.endedAt > 0 ? columns.endedAt - columns.startedAt : 0,
+                         0, std::numeric_limits<qint32>::max()))
+                              : -1;
+    row.server = m_strings.intern(columns.server);
+    row.tool = m_strings.intern(columns.tool);
+    row.rule = m_strings.intern(columns.rule);
+    row.attempts = quint8(std::clamp(columns.attempts, 0, 255));
+    row.outcome = quint8(columns.outcome);
+    row.flags = quint8((row.flags & (Row::Dirty | Row::ForeignId)) | (columns.isToolCall ? Row::IsToolCall : 0)
+        | (columns.healed ? Row::Healed : 0));
 }
 
 void CallsModel::ingest(const CallRecord& record)
+{
+    ingestColumns(columnsOf(record));
+}
+
+void CallsModel::ingestColumns(const Columns& record)
 {
     QUuid uuid;
     const int existing = findRow(record.callId, &uuid);
@@ -120,7 +125,7 @@ void CallsModel::ingest(const CallRecord& record)
             m_foreignIds.insert(index, record.callId);
         } else {
             row.id = uuid;
-            m_uuidRows.insert(uuid, index);
+            uuidShard(uuid).insert(uuid, index);
         }
         fill(row, record);
         m_rows.push_back(row);
@@ -169,7 +174,8 @@ void CallsModel::clear()
     m_rows.clear();
     m_shown = 0;
     m_dirty.clear();
-    m_uuidRows.clear();
+    for (auto& shard : m_uuidRows)
+        shard.clear();
     m_foreignRows.clear();
     m_foreignIds.clear();
     m_strings.clear();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "calllog/calllogfile.h"
 #include "calllog/callrecord.h"
 #include "callsmodeldefs.h"
 #include "stringtable.h"
@@ -10,6 +11,8 @@
 #include <QTimer>
 #include <QUuid>
 
+#include <array>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -103,20 +106,34 @@ public Q_SLOTS:
     /// unless the pending batch reached flushThreshold().
     void ingest(const mcpscope::CallRecord& record);
 
+public:
+    /// What a row is made of: the table's columns of a call, from a CallRecord or from a stored
+    /// summary (calls of earlier sessions, loaded from the log store without their payloads).
+    using Columns = CallTableRow;
+    static Columns columnsOf(const CallRecord& record) { return CallTableRow::of(record); }
+    /// Adds or updates one call from its columns (what ingest() does with a record).
+    void ingestColumns(const Columns& columns);
+
 private:
     void attachConnection(ServerConnection* connection);
     void scheduleFlush();
     int findRow(const QString& callId, QUuid* uuid) const;
-    void fill(Row& row, const CallRecord& record);
+    void fill(Row& row, const Columns& columns);
 
     QPointer<Engine> m_engine;
     RecordLookup m_lookup;
     StringTable m_strings;
     /// Shown rows are [0, m_shown); the rest is the pending batch.
-    std::vector<Row> m_rows;
+    /// A deque: growing never moves (or copies) the rows already there.
+    std::deque<Row> m_rows;
     int m_shown = 0;
     std::vector<int> m_dirty;
-    QHash<QUuid, int> m_uuidRows;
+    /// Call id -> row, in shards by the id's first bits: one growing hash would rehash every row at
+    /// once (tens of ms at half a million rows); a shard rehashes a 64th of them.
+    static constexpr int UuidShards = 64;
+    std::array<QHash<QUuid, int>, UuidShards> m_uuidRows;
+    QHash<QUuid, int>& uuidShard(const QUuid& uuid) { return m_uuidRows[uuid.data1 % UuidShards]; }
+    const QHash<QUuid, int>& uuidShard(const QUuid& uuid) const { return m_uuidRows[uuid.data1 % UuidShards]; }
     QHash<QString, int> m_foreignRows;
     QHash<int, QString> m_foreignIds;
     QTimer m_flushTimer;

@@ -1,0 +1,200 @@
+#include "exportjob.h"
+
+#include "calllog/harwriter.h"
+#include "calllog/logstorereader.h"
+
+#include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QSaveFile>
+#include <QThread>
+
+namespace mcpscope {
+
+namespace {
+constexpr qint64 ProgressIntervalMs = 50;
+} // namespace
+
+QString ExportRequest::formatName(Format format)
+{
+    switch (format) {
+    case Format::Jsonl:
+        return QStringLiteral("jsonl");
+    case Format::Har:
+        return QStringLiteral("har");
+    case Format::Csv:
+        return QStringLiteral("csv");
+    }
+    return {};
+}
+
+std::optional<ExportRequest::Format> ExportRequest::formatFromName(QStringView name)
+{
+    for (Format format : { Format::Jsonl, Format::Har, Format::Csv }) {
+        if (name.compare(formatName(format), Qt::CaseInsensitive) == 0)
+            return format;
+    }
+    return std::nullopt;
+}
+
+QString ExportRequest::suffix(Format format)
+{
+    return QLatin1Char('.') + formatName(format);
+}
+
+ExportJob::ExportJob(ExportRequest request, QObject* parent)
+    : QObject(parent)
+    , m_request(std::move(request))
+{ }
+
+ExportJob::~ExportJob()
+{
+    if (m_thread) {
+        m_cancel->store(true);
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+bool ExportJob::isRunning() const
+{
+    return m_thread && m_thread->isRunning();
+}
+
+void ExportJob::cancel()
+{
+    m_cancel->store(true);
+}
+
+void ExportJob::start()
+{
+    if (m_thread)
+        return;
+    auto outcome = std::make_shared<Outcome>();
+    const auto cancel = m_cancel;
+    // The request is read, never written, by the worker; the job outlives the thread (see ~ExportJob).
+    m_thread = QThread::create([this, outcome, cancel] {
+        *outcome = run(m_request, *cancel, [this](qint64 done, qint64 total) { Q_EMIT progress(done, total); });
+    });
+    m_thread->setObjectName(QStringLiteral("export"));
+    connect(m_thread, &QThread::finished, this,
+        [this, outcome] { Q_EMIT finished(outcome->ok, outcome->written, outcome->message); });
+    m_thread->start(QThread::LowPriority);
+}
+
+ExportJob::Outcome ExportJob::run(
+    const ExportRequest& request, const std::atomic<bool>& cancel, const std::function<void(qint64, qint64)>& progress)
+{
+    Outcome outcome;
+    const QString& path = request.path;
+    const auto cancelled = [&](QSaveFile& file) {
+        file.cancelWriting();
+        outcome.message = tr("Export to %1 cancelled; nothing was written.").arg(path);
+        return outcome;
+    };
+    if (cancel.load()) {
+        outcome.message = tr("Export to %1 cancelled; nothing was written.").arg(path);
+        return outcome;
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        outcome.message = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return outcome;
+    }
+
+    QElapsedTimer sinceProgress;
+    sinceProgress.start();
+    qint64 done = 0;
+    qint64 total = 0;
+    const auto step = [&] {
+        ++done;
+        if (sinceProgress.elapsed() >= ProgressIntervalMs) {
+            sinceProgress.restart();
+            progress(done, total);
+        }
+    };
+
+    if (request.format == ExportRequest::Format::Csv) {
+        total = request.rows.size();
+        CsvCallWriter writer(&file, request.redactor);
+        writer.begin();
+        for (const CallTableRow& row : request.rows) {
+            if (cancel.load())
+                return cancelled(file);
+            writer.add(row);
+            step();
+        }
+    } else {
+        JsonlCallWriter jsonl(&file, request.redactor);
+        HarWriter har(&file, request.redactor);
+        const bool isHar = request.format == ExportRequest::Format::Har;
+        if (isHar)
+            har.begin();
+        const auto wanted
+            = [&request](const QString& callId) { return !request.callIds || request.callIds->contains(callId); };
+        const auto addRecord = [&](const CallRecord& record) {
+            if (isHar)
+                outcome.entries += std::max(0, har.add(record));
+            else
+                jsonl.add(record);
+            step();
+        };
+        if (!request.storePath.isEmpty()) {
+            LogStoreReader reader;
+            QString error;
+            if (!reader.open(request.storePath, &error)) {
+                file.cancelWriting();
+                outcome.message = tr("Cannot export to %1: %2").arg(path, error);
+                return outcome;
+            }
+            total = request.callIds ? request.callIds->size() : reader.count();
+            const bool read = reader.forEachRecordJson(
+                [&](const QString& callId, const QByteArray& json) {
+                    if (cancel.load())
+                        return false;
+                    if (!wanted(callId))
+                        return true;
+                    if (isHar) {
+                        // Stored records are redacted already; the writer redacts again, which is harmless.
+                        addRecord(CallRecord::fromJson(QJsonDocument::fromJson(json).object()));
+                    } else {
+                        jsonl.addRedactedJson(json);
+                        step();
+                    }
+                    return true;
+                },
+                &error);
+            if (!read) {
+                file.cancelWriting();
+                outcome.message = tr("Cannot export to %1: %2").arg(path, error);
+                return outcome;
+            }
+        } else {
+            total = request.callIds ? request.callIds->size() : request.records.size();
+            for (const CallRecord& record : request.records) {
+                if (cancel.load())
+                    return cancelled(file);
+                if (wanted(record.callId))
+                    addRecord(record);
+            }
+        }
+        if (cancel.load())
+            return cancelled(file);
+        if (isHar)
+            har.finish();
+    }
+    progress(done, total);
+    if (!file.commit()) {
+        outcome.message = tr("Cannot write %1: %2").arg(path, file.errorString());
+        return outcome;
+    }
+    outcome.ok = true;
+    outcome.written = int(done);
+    if (request.format == ExportRequest::Format::Har)
+        outcome.message = tr("Exported %n call(s) to %1", nullptr, int(done)).arg(path)
+            + tr(" (%n HTTP request(s); stdio calls are only in JSONL exports)", nullptr, outcome.entries);
+    else
+        outcome.message = tr("Exported %n call(s) to %1", nullptr, int(done)).arg(path);
+    return outcome;
+}
+
+} // namespace mcpscope
