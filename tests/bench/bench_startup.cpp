@@ -151,6 +151,8 @@ QProcessEnvironment appEnvironment(const QString& configHome)
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome);
+    // The workspace's call log goes to a scratch folder too, so runs do not pile up history.
+    env.insert(QStringLiteral("MCPSCOPE_LOG_DIR"), configHome + QStringLiteral("/logs"));
     return env;
 }
 
