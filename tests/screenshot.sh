@@ -9,8 +9,10 @@ rm -rf "$out"
 mkdir -p "$out"
 export QT_QPA_PLATFORM=xcb
 # A throwaway settings home, so a screenshot run never changes the user's layout or theme.
-export XDG_CONFIG_HOME
+# The call log goes there too: each run starts with an empty calls table.
+export XDG_CONFIG_HOME MCPSCOPE_LOG_DIR
 XDG_CONFIG_HOME=$(mktemp -d)
+MCPSCOPE_LOG_DIR=$XDG_CONFIG_HOME/logs
 trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 timeout 180 xvfb-run -a -s "-screen 0 1600x1000x24" \
     "$build/app/mcpscope" --workspace resources/demo-workspace.json --screenshots "$out"

@@ -24,7 +24,10 @@ int main(int argc, char* argv[])
     const QCommandLineOption connectOpt(QStringLiteral("connect"), QStringLiteral("Connect every server at start."));
     const QCommandLineOption screenshotsOpt(QStringLiteral("screenshots"),
         QStringLiteral("Run the scripted demo sequence, write PNGs into DIR, then quit."), QStringLiteral("dir"));
-    parser.addOptions({ workspaceOpt, connectOpt, screenshotsOpt });
+    const QCommandLineOption openLogOpt(QStringLiteral("open-log"),
+        QStringLiteral("Open a JSONL call log read-only (from an export, --log or another machine)."),
+        QStringLiteral("file"));
+    parser.addOptions({ workspaceOpt, connectOpt, screenshotsOpt, openLogOpt });
     parser.process(app);
 
     mcpscope::MainWindow window;
@@ -38,6 +41,8 @@ int main(int argc, char* argv[])
     if (!workspace.isEmpty())
         window.openWorkspace(workspace);
     window.show();
+    if (parser.isSet(openLogOpt))
+        window.openLogFile(parser.value(openLogOpt), true);
     if (parser.isSet(connectOpt))
         window.engine()->connectAll();
     // For start-up measurements and smoke tests: quit once the first frame is up.

@@ -70,6 +70,8 @@ QTemporaryDir& configDir()
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
+    // Each workspace's call log, too: a run never reads an earlier run's calls.
+    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
     return true;
 }();
 

@@ -70,6 +70,20 @@ QString TimelineView::toHtml(const CallRecord& record, const QList<QByteArray>& 
         } else if (a.endedAt > 0) {
             html += QObject::tr("<br>&nbsp;&nbsp;answered after %1 ms").arg(a.endedAt - a.sentAt);
         }
+        // The wire: each HTTP request of the attempt (a POST, then any resumed stream) or its stdio lines.
+        for (const HttpExchange& x : a.exchange.http) {
+            html += QObject::tr("<br>&nbsp;&nbsp;<code>%1 %2</code> → %3%4")
+                        .arg(esc(x.method), esc(x.url),
+                            x.status ? QStringLiteral("%1 %2").arg(x.status).arg(esc(x.statusText))
+                                     : QObject::tr("no response"),
+                            x.error.isEmpty() ? QString() : QStringLiteral(" — ") + esc(x.error));
+            if (x.responseBodySize > 0)
+                html += QObject::tr(", %L1 bytes%2")
+                            .arg(x.responseBodySize)
+                            .arg(x.mimeType.isEmpty() ? QString() : QStringLiteral(" ") + esc(x.mimeType));
+        }
+        if (!a.exchange.stdio.isEmpty())
+            html += QObject::tr("<br>&nbsp;&nbsp;stdio: %n line(s)", nullptr, int(a.exchange.stdio.size()));
         entries.append({ a.sentAt, order++, html });
     }
     for (const CallDecision& d : record.decisions) {

@@ -1,6 +1,10 @@
 #include "mainwindow.h"
 
 #include "calllog/callrecordstore.h"
+#include "calllog/logstore.h"
+#include "calls/callsexporter.h"
+#include "calls/callspanel.h"
+#include "calls/logviewerwindow.h"
 #include "calls/timelineview.h"
 #include "cli/scriptedresponder.h"
 #include "composer/callcomposer.h"
@@ -28,11 +32,16 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QCryptographicHash>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -50,10 +59,12 @@
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTableView>
 #include <QTabWidget>
+#include <QThread>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -114,21 +125,16 @@ MainWindow::MainWindow(QWidget* parent)
     m_responder = new ScriptedResponder();
     m_engine->setResponder(m_responder);
 
-    m_store = new CallRecordStore(this);
-    m_store->setEngine(m_engine);
+    m_logStore = new LogStore(this);
+    // Until a workspace's call log is open, records are kept in memory.
+    m_fallbackStore = new CallRecordStore(this);
+    m_fallbackStore->setEngine(m_engine);
     m_serverModel = new ServerListModel(m_engine, this);
     m_serverPresentation = new ServerListPresentation(this);
     m_serverPresentation->setSourceModel(m_serverModel);
     m_toolsModel = new ToolsModel(this);
     m_toolsPresentation = new ToolsPresentation(this);
     m_toolsPresentation->setSourceModel(m_toolsModel);
-    m_callsModel = new CallsModel(this);
-    m_callsModel->setEngine(m_engine);
-    m_callsModel->setRecordLookup([this](const QString& id) { return m_store->record(id); });
-    m_callsFilter = new CallsFilterProxy(this);
-    m_callsFilter->setSourceModel(m_callsModel);
-    m_callsPresentation = new CallsPresentation(this);
-    m_callsPresentation->setSourceModel(m_callsFilter);
     m_trafficModel = new TrafficModel(this);
     m_trafficModel->setEngine(m_engine);
     m_trafficFilter = new TrafficLevelFilter(this);
@@ -144,22 +150,40 @@ MainWindow::MainWindow(QWidget* parent)
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
 
-    connect(m_store, &CallRecordStore::recordUpdated, this, [this](const QString& callId) {
-        if (callId == m_runningCall) {
-            const auto record = m_store->record(callId);
-            if (record && record->isFinished()) {
-                m_composer->setRunning(false);
-                ServerConnection* c = m_runningOn;
-                m_result->showRecord(*record, c && c->session() ? c->session()->tool(record->tool) : nullptr);
-                m_runningCall.clear();
-            }
-        }
-        const QModelIndex current = m_callsView->currentIndex();
-        if (current.isValid() && current.data(CallsModelRole::CallIdRole).toString() == callId)
-            showCallDetails();
-        refreshFaultBar();
+    m_logStatus = new QLabel(this);
+    m_logStatus->setObjectName(QStringLiteral("logStatus"));
+    statusBar()->addPermanentWidget(m_logStatus);
+    refreshLogStatus();
+    connect(m_logStore, &LogStore::writeFailed, this, [this](const QString& message) {
+        const bool first = m_logError.isEmpty();
+        m_logError = message;
+        refreshLogStatus();
+        if (first)
+            setStatus(
+                tr("The call log cannot be written: %1 Calls are kept in memory and saving is retried.").arg(message));
     });
-
+    // The indicator follows commits, at most once a second (counting calls is a query).
+    m_logStatusTimer.setSingleShot(true);
+    m_logStatusTimer.setInterval(1000);
+    connect(&m_logStatusTimer, &QTimer::timeout, this, &MainWindow::refreshLogStatus);
+    connect(m_logStore, &LogStore::committed, this, [this] {
+        if (!m_logStatusTimer.isActive())
+            m_logStatusTimer.start();
+        if (m_logError.isEmpty())
+            return;
+        m_logError.clear();
+        setStatus(tr("The call log is being written again (%1).").arg(m_logStore->path()));
+        refreshLogStatus();
+    });
+    connect(m_logStore, &LogStore::pruned, this, [this](int calls, int wireRows) {
+        if (calls > 0 || wireRows > 0)
+            setStatus(tr("Retention removed %n old call(s) from the call log", nullptr, calls)
+                + tr(" and %n wire message(s).", nullptr, wireRows));
+        refreshLogStatus();
+    });
+    m_engine->follow(this, [this](ServerConnection* connection) {
+        connect(connection, &ServerConnection::callUpdated, this, &MainWindow::onCallUpdated);
+    });
     QSettings settings;
     setTheme(Theme(settings.value(QStringLiteral("ui/theme"), int(Theme::System)).toInt()));
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
@@ -255,53 +279,56 @@ void MainWindow::createDocks()
 
     auto* callsDock = new QDockWidget(tr("Calls"), this);
     callsDock->setObjectName(QStringLiteral("callsDock"));
-    auto* callsHost = new QWidget(callsDock);
-    auto* callsLayout = new QVBoxLayout(callsHost);
-    callsLayout->setContentsMargins(2, 2, 2, 2);
-    auto* filterBar = new QHBoxLayout;
-    m_callsSearch = new QLineEdit(callsHost);
-    m_callsSearch->setObjectName(QStringLiteral("callsSearch"));
-    m_callsSearch->setPlaceholderText(tr("Filter calls: server, tool, rule, outcome, call id (Ctrl+F)"));
-    m_callsSearch->setClearButtonEnabled(true);
-    m_callsServer = new QComboBox(callsHost);
-    m_callsServer->addItem(tr("All servers"));
-    m_callsOutcome = new QComboBox(callsHost);
-    m_callsOutcome->addItem(tr("All outcomes"), -1);
-    for (CallOutcome outcome : { CallOutcome::Success, CallOutcome::OutcomeUncertain, CallOutcome::ToolError,
-             CallOutcome::ProtocolError, CallOutcome::Timeout, CallOutcome::TransportError, CallOutcome::BreakerOpen,
-             CallOutcome::NotDispatched, CallOutcome::NeedsAuth, CallOutcome::Cancelled, CallOutcome::Pending })
-        m_callsOutcome->addItem(Presentation::outcomeText(outcome), int(outcome));
-    m_callsTool = new QLineEdit(callsHost);
-    m_callsTool->setObjectName(QStringLiteral("callsTool"));
-    m_callsTool->setPlaceholderText(tr("Tool"));
-    m_callsTool->setClearButtonEnabled(true);
-    filterBar->addWidget(m_callsSearch, 3);
-    filterBar->addWidget(m_callsServer, 1);
-    filterBar->addWidget(m_callsTool, 1);
-    filterBar->addWidget(m_callsOutcome, 1);
-    callsLayout->addLayout(filterBar);
-    auto* callsSplit = new QSplitter(Qt::Horizontal, callsHost);
-    m_callsView = makeTable(callsSplit, QStringLiteral("callsView"));
-    m_callsView->setModel(m_callsPresentation);
-    m_callsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_callsView->setColumnWidth(CallsModelColumn::Time, 100);
-    m_callsView->setColumnWidth(CallsModelColumn::Outcome, 140);
-    m_timeline = new TimelineView(callsSplit);
-    callsSplit->setStretchFactor(0, 3);
-    callsSplit->setStretchFactor(1, 2);
-    callsLayout->addWidget(callsSplit);
-    callsDock->setWidget(callsHost);
-    addDockWidget(Qt::BottomDockWidgetArea, callsDock);
-    connect(m_callsSearch, &QLineEdit::textChanged, this, &MainWindow::applyCallsFilter);
-    connect(m_callsTool, &QLineEdit::textChanged, this, &MainWindow::applyCallsFilter);
-    connect(m_callsServer, &QComboBox::currentIndexChanged, this, &MainWindow::applyCallsFilter);
-    connect(m_callsOutcome, &QComboBox::currentIndexChanged, this, &MainWindow::applyCallsFilter);
-    connect(m_callsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::showCallDetails);
-    // Keep the newest call in view while nothing is selected.
-    connect(m_callsPresentation, &QAbstractItemModel::rowsInserted, this, [this] {
-        if (!m_callsView->currentIndex().isValid())
-            m_callsView->scrollToBottom();
+    m_calls = new CallsPanel(callsDock);
+    m_calls->model()->setEngine(m_engine);
+    m_calls->setRecordLookup([this](const QString& callId) { return lookupRecord(callId); });
+    m_calls->setRawMessages([this](const CallRecord& record) {
+        // Recorded exchanges first (they survive restarts); the live traffic view for older records.
+        QList<QByteArray> raw = CallsPanel::recordedMessages(record);
+        if (!raw.isEmpty())
+            return raw;
+        QSet<QString> ids;
+        for (const CallAttempt& a : record.attempts)
+            ids.insert(a.requestId);
+        for (int row = m_trafficModel->rowCount() - 1; row >= 0 && raw.size() < 20; --row) {
+            const QModelIndex t = m_trafficModel->index(row, 0);
+            if (t.data(TrafficModelRole::ServerRole).toString() != record.server)
+                continue;
+            if (ids.contains(t.data(TrafficModelRole::RpcIdRole).toString()))
+                raw.prepend(t.data(TrafficModelRole::PayloadRole).toByteArray());
+            if (t.data(TrafficModelRole::TimestampRole).toLongLong() < record.startedAt - 1000)
+                break;
+        }
+        return raw;
     });
+    m_exporter = new CallsExporter(m_calls, this, [this](ExportRequest& request, QString* error) {
+        for (const ServerConfig& config : std::as_const(m_workspace.servers))
+            request.redactor.addServer(config);
+        if (m_fallbackStore) {
+            // No database: export what is in memory.
+            for (const QString& callId : m_calls->callIds(CallsPanel::Scope::Visible)) {
+                if (auto record = m_fallbackStore->record(callId))
+                    request.records.append(*record);
+            }
+            return true;
+        }
+        if (!m_logStore->isOpen()) {
+            *error = tr("no call log is open");
+            return false;
+        }
+        // Everything appended so far must be in the database the worker thread reads.
+        if (!m_logStore->flushAndWait(10000)) {
+            *error = tr("the call log %1 could not save the newest calls (%2)")
+                         .arg(m_logStore->path(), m_logError.isEmpty() ? tr("timed out") : m_logError);
+            return false;
+        }
+        request.storePath = m_logStore->path();
+        return true;
+    });
+    connect(
+        m_exporter, &CallsExporter::finished, this, [this](bool, int, const QString& message) { setStatus(message); });
+    callsDock->setWidget(m_calls);
+    addDockWidget(Qt::BottomDockWidgetArea, callsDock);
 
     auto* trafficDock = new QDockWidget(tr("Traffic"), this);
     trafficDock->setObjectName(QStringLiteral("trafficDock"));
@@ -383,8 +410,16 @@ void MainWindow::createActions()
     });
     QAction* save = file->addAction(tr("&Save Workspace"), this, &MainWindow::saveWorkspace);
     save->setShortcut(QKeySequence::Save);
-    QAction* exportAction = file->addAction(tr("&Export Calls (JSONL)…"), this, &MainWindow::exportCalls);
+    QAction* exportAction = file->addAction(tr("&Export Calls…"), m_exporter, &CallsExporter::exportInteractively);
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    QAction* openLog = file->addAction(tr("Open Call &Log…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a call log (read-only)"),
+            QSettings().value(QStringLiteral("export/dir")).toString(), tr("Call logs (*.jsonl);;All files (*)"));
+        if (!path.isEmpty())
+            openLogFile(path, true);
+    });
+    openLog->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    file->addAction(tr("Call Log &Retention…"), this, &MainWindow::editRetention);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
     quit->setShortcut(QKeySequence::Quit);
@@ -417,10 +452,7 @@ void MainWindow::createActions()
         { m_connectAction, m_disconnectAction, m_reconnectAction, edit, duplicate, remove, copySession });
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* find = view->addAction(tr("&Filter Calls"), this, [this] {
-        m_callsSearch->setFocus();
-        m_callsSearch->selectAll();
-    });
+    QAction* find = view->addAction(tr("&Filter Calls"), this, [this] { m_calls->focusSearch(); });
     find->setShortcut(QKeySequence::Find);
     QMenu* theme = view->addMenu(tr("&Theme"));
     auto* themes = new QActionGroup(this);
@@ -542,9 +574,8 @@ bool MainWindow::openWorkspace(const QString& path)
     m_workspace = *workspace;
     for (const ServerConfig& config : std::as_const(m_workspace.servers))
         m_engine->addServer(config);
-    m_callsServer->clear();
-    m_callsServer->addItem(tr("All servers"));
-    m_callsServer->addItems(serverNames());
+    m_calls->setServerNames(serverNames());
+    openLogStore(path);
     setWindowTitle(tr("McpScope — %1").arg(QFileInfo(path).fileName()));
     setStatus(tr("%n server(s) from %1", nullptr, int(m_workspace.servers.size())).arg(path));
     QSettings().setValue(QStringLiteral("workspace/lastPath"), path);
@@ -569,7 +600,7 @@ bool MainWindow::importFile(const QString& path)
             config.name = base + QStringLiteral(" (%1)").arg(n);
         m_workspace.servers.append(config);
         m_engine->addServer(config);
-        m_callsServer->addItem(config.name);
+        m_calls->addServerName(config.name);
         ++added;
     }
     setStatus(tr("Imported %n server(s) from %1", nullptr, added).arg(path));
@@ -630,14 +661,7 @@ void MainWindow::selectTool(const QString& name)
 
 void MainWindow::selectCall(const QString& callId)
 {
-    for (int row = 0; row < m_callsPresentation->rowCount(); ++row) {
-        const QModelIndex index = m_callsPresentation->index(row, 0);
-        if (index.data(CallsModelRole::CallIdRole).toString() == callId) {
-            m_callsView->setCurrentIndex(index);
-            m_callsView->scrollTo(index);
-            return;
-        }
-    }
+    m_calls->selectCall(callId);
 }
 
 void MainWindow::onServerSelected()
@@ -771,55 +795,30 @@ void MainWindow::callSelectedTool()
     m_runningOn = c;
     m_runningCall = c->callTool(name, *arguments, options, {});
     // A call refused at once (breaker open) finished before the id came back.
-    if (const auto record = m_store->record(m_runningCall); record && record->isFinished()) {
+    if (const auto record = lookupRecord(m_runningCall); record && record->isFinished()) {
         m_composer->setRunning(false);
         m_result->showRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
         m_runningCall.clear();
     }
 }
 
-void MainWindow::showCallDetails()
+void MainWindow::onCallUpdated(const CallRecord& record)
 {
-    const QModelIndex index = m_callsView->currentIndex();
-    if (!index.isValid()) {
-        m_timeline->clearRecord();
-        return;
+    if (record.callId == m_runningCall && record.isFinished()) {
+        m_composer->setRunning(false);
+        ServerConnection* c = m_runningOn;
+        m_result->showRecord(record, c && c->session() ? c->session()->tool(record.tool) : nullptr);
+        m_runningCall.clear();
     }
-    const auto record = m_store->record(index.data(CallsModelRole::CallIdRole).toString());
-    if (!record)
-        return;
-    // The call's own wire messages: its requests and the answers to them, by request id.
-    QSet<QString> ids;
-    for (const CallAttempt& a : record->attempts)
-        ids.insert(a.requestId);
-    QList<QByteArray> raw;
-    for (int row = m_trafficModel->rowCount() - 1; row >= 0 && raw.size() < 20; --row) {
-        const QModelIndex t = m_trafficModel->index(row, 0);
-        if (t.data(TrafficModelRole::ServerRole).toString() != record->server)
-            continue;
-        if (ids.contains(t.data(TrafficModelRole::RpcIdRole).toString()))
-            raw.prepend(t.data(TrafficModelRole::PayloadRole).toByteArray());
-        if (t.data(TrafficModelRole::TimestampRole).toLongLong() < record->startedAt - 1000)
-            break;
-    }
-    m_timeline->setRecord(*record, raw);
+    m_calls->updateRecord(record);
+    refreshFaultBar();
 }
 
-void MainWindow::applyCallsFilter()
+std::optional<CallRecord> MainWindow::lookupRecord(const QString& callId) const
 {
-    m_callsFilter->setSearchText(m_callsSearch->text());
-    QSet<QString> servers;
-    if (m_callsServer->currentIndex() > 0)
-        servers.insert(m_callsServer->currentText());
-    m_callsFilter->setServers(servers);
-    QSet<QString> tools;
-    if (!m_callsTool->text().trimmed().isEmpty())
-        tools.insert(m_callsTool->text().trimmed());
-    m_callsFilter->setTools(tools);
-    QList<CallOutcome> outcomes;
-    if (m_callsOutcome->currentData().toInt() >= 0)
-        outcomes.append(CallOutcome(m_callsOutcome->currentData().toInt()));
-    m_callsFilter->setOutcomes(outcomes);
+    if (m_fallbackStore)
+        return m_fallbackStore->record(callId);
+    return m_logStore->record(callId);
 }
 
 void MainWindow::addServer()
@@ -831,7 +830,7 @@ void MainWindow::addServer()
     const ServerConfig config = dialog.config();
     m_workspace.servers.append(config);
     m_engine->addServer(config);
-    m_callsServer->addItem(config.name);
+    m_calls->addServerName(config.name);
     selectServer(config.name);
 }
 
@@ -872,7 +871,7 @@ void MainWindow::duplicateServer()
         copy.name = base + QStringLiteral(" %1").arg(n);
     m_workspace.servers.append(copy);
     m_engine->addServer(copy);
-    m_callsServer->addItem(copy.name);
+    m_calls->addServerName(copy.name);
 }
 
 void MainWindow::removeServer()
@@ -904,31 +903,193 @@ void MainWindow::saveWorkspace()
     setStatus(tr("Saved %1").arg(path));
 }
 
-void MainWindow::exportCalls()
+CallsModel* MainWindow::callsModel() const
 {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export calls"), QStringLiteral("calls.jsonl"), tr("JSON lines (*.jsonl)"));
-    if (path.isEmpty())
-        return;
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        QMessageBox::warning(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, file.errorString()));
+    return m_calls->model();
+}
+
+QTableView* MainWindow::callsView() const
+{
+    return m_calls->view();
+}
+
+TimelineView* MainWindow::timeline() const
+{
+    return m_calls->timeline();
+}
+
+QString MainWindow::logStorePathFor(const QString& workspacePath)
+{
+    QString dir = qEnvironmentVariable("MCPSCOPE_LOG_DIR");
+    if (dir.isEmpty())
+        dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/logs");
+    const QFileInfo workspace(workspacePath);
+    const QByteArray hash
+        = QCryptographicHash::hash(workspace.absoluteFilePath().toUtf8(), QCryptographicHash::Sha1).toHex().left(8);
+    return QDir(dir).filePath(
+        QStringLiteral("%1-%2.mcpscope-log").arg(workspace.completeBaseName(), QString::fromLatin1(hash)));
+}
+
+void MainWindow::openLogStore(const QString& workspacePath)
+{
+    m_logStore->close();
+    m_logError.clear();
+    const QString path = logStorePathFor(workspacePath);
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QString error;
+    Redactor redactor;
+    for (const ServerConfig& config : std::as_const(m_workspace.servers))
+        redactor.addServer(config);
+    m_logStore->setRedactor(redactor);
+    if (!m_logStore->open(path, &error)) {
+        // The app keeps working: calls stay in memory (and can still be exported) for this session.
+        m_logError = error;
+        m_logStore->setEngine(nullptr);
+        if (!m_fallbackStore) {
+            m_fallbackStore = new CallRecordStore(this);
+            m_fallbackStore->setEngine(m_engine);
+        }
+        setStatus(tr("The call log cannot be opened: %1 Calls are kept in memory only for this session.").arg(error));
+        refreshLogStatus();
         return;
     }
-    int written = 0;
-    for (int row = 0; row < m_callsPresentation->rowCount(); ++row) {
-        const auto record
-            = m_store->record(m_callsPresentation->index(row, 0).data(CallsModelRole::CallIdRole).toString());
-        if (!record)
-            continue;
-        file.write(QJsonDocument(record->toJson()).toJson(QJsonDocument::Compact) + '\n');
-        ++written;
+    delete m_fallbackStore;
+    m_fallbackStore = nullptr;
+    QSettings settings;
+    m_logStore->setRetention(settings.value(QStringLiteral("log/retentionDays"), 0).toInt(),
+        settings.value(QStringLiteral("log/retentionMegabytes"), 0).toLongLong() * 1024 * 1024);
+    m_logStore->setEngine(m_engine);
+
+    // Earlier sessions' calls, newest HistoryLimit of them; details load from the database on demand.
+    m_calls->model()->clear();
+    QList<CallSummary> history = m_logStore->recentCalls(HistoryLimit);
+    std::reverse(history.begin(), history.end());
+    for (const CallSummary& summary : std::as_const(history)) {
+        CallTableRow row;
+        row.callId = summary.callId;
+        row.server = summary.server;
+        row.isToolCall = summary.method == QLatin1String("tools/call");
+        row.tool = row.isToolCall && !summary.tool.isEmpty() ? summary.tool : summary.method;
+        row.rule = summary.rule;
+        row.startedAt = summary.startedAt;
+        row.endedAt = summary.endedAt;
+        row.outcome = summary.outcome;
+        row.attempts = summary.attempts;
+        m_calls->model()->ingestColumns(row);
     }
-    if (!file.commit()) {
-        QMessageBox::warning(this, tr("Export failed"), tr("Cannot write %1: %2").arg(path, file.errorString()));
-        return;
+    m_calls->model()->flush();
+    m_historyShown = history.size();
+    refreshLogStatus();
+}
+
+void MainWindow::refreshLogStatus()
+{
+    QString text;
+    QString tip;
+    if (!m_logStore->isOpen()) {
+        text = m_logError.isEmpty() ? tr("Call log: none (open a workspace)") : tr("Call log: in memory only");
+        tip = m_logError;
+    } else {
+        const qint64 calls = m_logStore->callCount();
+        text = tr("Call log: %L1 call(s)", nullptr, int(std::min<qint64>(calls, INT_MAX))).arg(calls);
+        QStringList limits;
+        if (m_logStore->retentionDays() > 0)
+            limits.append(tr("%n day(s)", nullptr, m_logStore->retentionDays()));
+        if (m_logStore->retentionBytes() > 0)
+            limits.append(tr("%L1 MB").arg(m_logStore->retentionBytes() / (1024 * 1024)));
+        text += limits.isEmpty() ? tr(" · kept forever") : tr(" · kept %1").arg(limits.join(tr(" / ")));
+        if (m_logStore->prunedCalls() > 0)
+            text += tr(" · %L1 pruned").arg(m_logStore->prunedCalls());
+        tip = m_logStore->path();
+        if (m_historyShown >= HistoryLimit)
+            tip += tr("\nThe table shows the newest %L1 calls of earlier sessions.").arg(HistoryLimit);
+        if (!m_logError.isEmpty()) {
+            text += tr(" · NOT SAVING");
+            tip = m_logError;
+        }
     }
-    setStatus(tr("Exported %n call(s) to %1", nullptr, written).arg(path));
+    m_logStatus->setText(text);
+    m_logStatus->setToolTip(tip);
+    m_logStatus->setStyleSheet(m_logError.isEmpty() ? QString() : QStringLiteral("color:#b02a37;font-weight:bold"));
+}
+
+QString MainWindow::logStatusText() const
+{
+    return m_logStatus->text();
+}
+
+void MainWindow::setLogRetention(int maxAgeDays, int maxMegabytes)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("log/retentionDays"), maxAgeDays);
+    settings.setValue(QStringLiteral("log/retentionMegabytes"), maxMegabytes);
+    m_logStore->setRetention(maxAgeDays, qint64(maxMegabytes) * 1024 * 1024);
+    if (m_logStore->isOpen())
+        m_logStore->pruneNow();
+    refreshLogStatus();
+}
+
+void MainWindow::editRetention()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Call Log Retention"));
+    auto* form = new QFormLayout(&dialog);
+    auto* explanation = new QLabel(tr("Finished calls older than the age limit, and the oldest calls while the log "
+                                      "is larger than the size limit, are removed. 0 turns a limit off. Nothing "
+                                      "else is ever removed."),
+        &dialog);
+    explanation->setWordWrap(true);
+    form->addRow(explanation);
+    auto* days = new QSpinBox(&dialog);
+    days->setRange(0, 3650);
+    days->setSuffix(tr(" days"));
+    days->setSpecialValueText(tr("no age limit"));
+    days->setValue(m_logStore->retentionDays());
+    auto* megabytes = new QSpinBox(&dialog);
+    megabytes->setRange(0, 1024 * 1024);
+    megabytes->setSuffix(tr(" MB"));
+    megabytes->setSpecialValueText(tr("no size limit"));
+    megabytes->setValue(int(m_logStore->retentionBytes() / (1024 * 1024)));
+    form->addRow(tr("Keep calls for:"), days);
+    form->addRow(tr("Keep the log under:"), megabytes);
+    form->addRow(new QLabel(tr("Log file: %1").arg(m_logStore->isOpen() ? m_logStore->path() : tr("none")), &dialog));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() == QDialog::Accepted)
+        setLogRetention(days->value(), megabytes->value());
+}
+
+void MainWindow::openLogFile(const QString& path, bool interactive)
+{
+    // Big logs are parsed on a worker thread; the window opens when they are read.
+    auto result = std::make_shared<CallLogReadResult>();
+    QThread* reader = QThread::create([path, result] { *result = CallLogReader::read(path); });
+    setStatus(tr("Reading %1…").arg(path));
+    connect(reader, &QThread::finished, this, [this, reader, result, path, interactive] {
+        reader->deleteLater();
+        if (result->ok && result->records.isEmpty() && !result->problems.isEmpty()) {
+            // Lines, but not one this McpScope can show (e.g. all from a newer schema).
+            result->ok = false;
+            result->error = tr("%1: no call record could be read. %2")
+                                .arg(path, result->problems.mid(0, 3).join(QStringLiteral("; ")));
+        }
+        if (!result->ok) {
+            setStatus(result->error);
+            if (interactive)
+                QMessageBox::warning(this, tr("Cannot open call log"), result->error);
+            Q_EMIT logOpenFailed(result->error);
+            return;
+        }
+        auto* window = new LogViewerWindow(path, *result);
+        window->show();
+        setStatus(tr("Opened %1: %n call(s)", nullptr, int(result->records.size())).arg(path)
+            + (result->problems.isEmpty() ? QString()
+                                          : tr(", %n line(s) skipped", nullptr, int(result->problems.size()))));
+        Q_EMIT logOpened(window);
+    });
+    reader->start();
 }
 
 void MainWindow::setStatus(const QString& text)

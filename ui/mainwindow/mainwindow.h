@@ -1,9 +1,14 @@
 #pragma once
 
+#include "calllog/callrecord.h"
+#include "calls/logviewerwindow.h"
 #include "config/workspace.h"
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QTimer>
+
+#include <optional>
 
 class QAction;
 class QComboBox;
@@ -21,10 +26,11 @@ namespace mcpscope {
 
 class CallComposer;
 class CallRecordStore;
-class CallsFilterProxy;
+class CallsExporter;
 class CallsModel;
-class CallsPresentation;
+class CallsPanel;
 class Engine;
+class LogStore;
 class ResultView;
 class ServerConnection;
 class ServerListModel;
@@ -59,15 +65,32 @@ public:
     void callSelectedTool();
     void selectCall(const QString& callId);
     void setTheme(Theme theme);
+    /// Reads a JSONL call log on a worker thread and opens it read-only in a new window
+    /// (logOpened), or reports what is wrong with it (logOpenFailed, and a message box if interactive).
+    void openLogFile(const QString& path, bool interactive = false);
+    /// Where the call log of the workspace at workspacePath lives: $MCPSCOPE_LOG_DIR or the
+    /// application data folder, one database per workspace file.
+    static QString logStorePathFor(const QString& workspacePath);
+    /// Retention of the workspace's call log, persisted in the settings. 0 turns a limit off.
+    void setLogRetention(int maxAgeDays, int maxMegabytes);
 
     // For screenshots and tests.
     QTableView* toolsView() const { return m_toolsView; }
-    QTableView* callsView() const { return m_callsView; }
-    TimelineView* timeline() const { return m_timeline; }
+    QTableView* callsView() const;
+    TimelineView* timeline() const;
     ResultView* resultView() const { return m_result; }
     CallComposer* composer() const { return m_composer; }
-    CallsModel* callsModel() const { return m_callsModel; }
+    CallsModel* callsModel() const;
+    CallsPanel* callsPanel() const { return m_calls; }
+    CallsExporter* exporter() const { return m_exporter; }
+    LogStore* logStore() const { return m_logStore; }
+    /// The call-log indicator in the status bar (size, retention, write errors).
+    QString logStatusText() const;
     QTabWidget* centreTabs() const { return m_centre; }
+
+Q_SIGNALS:
+    void logOpened(mcpscope::LogViewerWindow* window);
+    void logOpenFailed(const QString& message);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -82,29 +105,36 @@ private:
     void onServerSelected();
     void refreshOverview();
     void refreshFaultBar();
-    void showCallDetails();
+    void onCallUpdated(const CallRecord& record);
+    void openLogStore(const QString& workspacePath);
+    void refreshLogStatus();
+    void editRetention();
+    std::optional<CallRecord> lookupRecord(const QString& callId) const;
     void addServer();
     void editServer();
     void duplicateServer();
     void removeServer();
     void saveWorkspace();
-    void exportCalls();
     void armFault();
-    void applyCallsFilter();
     void setStatus(const QString& text);
     QStringList serverNames() const;
 
     Engine* m_engine = nullptr;
     ScriptedResponder* m_responder = nullptr;
     Workspace m_workspace;
-    CallRecordStore* m_store = nullptr;
+    LogStore* m_logStore = nullptr;
+    /// Keeps records in memory when the log store cannot be opened, so details stay available.
+    CallRecordStore* m_fallbackStore = nullptr;
+    QString m_logError;
+    static constexpr qsizetype HistoryLimit = 100000;
+    qsizetype m_historyShown = 0;
+    QTimer m_logStatusTimer;
     ServerListModel* m_serverModel = nullptr;
     ServerListPresentation* m_serverPresentation = nullptr;
     ToolsModel* m_toolsModel = nullptr;
     ToolsPresentation* m_toolsPresentation = nullptr;
-    CallsModel* m_callsModel = nullptr;
-    CallsFilterProxy* m_callsFilter = nullptr;
-    CallsPresentation* m_callsPresentation = nullptr;
+    CallsPanel* m_calls = nullptr;
+    CallsExporter* m_exporter = nullptr;
     TrafficModel* m_trafficModel = nullptr;
     QSortFilterProxyModel* m_trafficFilter = nullptr;
     TrafficPresentation* m_trafficPresentation = nullptr;
@@ -115,12 +145,6 @@ private:
     QTableView* m_toolsView = nullptr;
     CallComposer* m_composer = nullptr;
     ResultView* m_result = nullptr;
-    QTableView* m_callsView = nullptr;
-    TimelineView* m_timeline = nullptr;
-    QLineEdit* m_callsSearch = nullptr;
-    QLineEdit* m_callsTool = nullptr;
-    QComboBox* m_callsOutcome = nullptr;
-    QComboBox* m_callsServer = nullptr;
     QTableView* m_trafficView = nullptr;
     QComboBox* m_logLevel = nullptr;
     QPlainTextEdit* m_trafficDetail = nullptr;
@@ -130,6 +154,7 @@ private:
     QSpinBox* m_faultDelay = nullptr;
     QLabel* m_armed = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_logStatus = nullptr;
     QString m_runningCall;
     QPointer<ServerConnection> m_runningOn;
 

@@ -1,6 +1,9 @@
 #include "screenshotdriver.h"
 
 #include "calllog/callrecord.h"
+#include "calls/callsexporter.h"
+#include "calls/callspanel.h"
+#include "calls/logviewerwindow.h"
 #include "calls/timelineview.h"
 #include "composer/callcomposer.h"
 #include "engine/engine.h"
@@ -167,10 +170,35 @@ void ScreenshotDriver::step5Breaker()
         m_window->centreTabs()->setCurrentIndex(1);
         QTimer::singleShot(300, this, [this] {
             save(m_window, QStringLiteral("main-window-tools.png"));
-            std::fprintf(stderr, "screenshots written to %s\n", qPrintable(m_directory));
-            Q_EMIT finished(0);
+            step6OpenedLog();
         });
     });
+}
+
+void ScreenshotDriver::step6OpenedLog()
+{
+    // Export every call as JSONL (through the same job as File › Export), then open it read-only.
+    const QString path = QDir(m_directory).filePath(QStringLiteral("demo-calls.jsonl"));
+    CallsExporter* exporter = m_window->exporter();
+    connect(exporter, &CallsExporter::finished, this, [this, path](bool ok, int, const QString& message) {
+        if (!ok) {
+            fail(message);
+            return;
+        }
+        connect(m_window, &MainWindow::logOpenFailed, this, [this](const QString& why) { fail(why); });
+        connect(m_window, &MainWindow::logOpened, this, [this](LogViewerWindow* viewer) {
+            viewer->resize(1400, 600);
+            viewer->panel()->selectCall(m_uncertainCall);
+            QTimer::singleShot(500, this, [this, viewer] {
+                save(viewer, QStringLiteral("opened-log.png"));
+                viewer->close();
+                std::fprintf(stderr, "screenshots written to %s\n", qPrintable(m_directory));
+                Q_EMIT finished(0);
+            });
+        });
+        m_window->openLogFile(path);
+    });
+    exporter->start(ExportRequest::Format::Jsonl, CallsPanel::Scope::Visible, path);
 }
 
 void ScreenshotDriver::save(QWidget* widget, const QString& name)

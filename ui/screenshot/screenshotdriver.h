@@ -13,7 +13,8 @@ class ServerConnection;
 
 /// `make screenshot`: drives the real app through the demo sequence (connect both demo servers,
 /// call echo, arm expire-after, call a write tool, call a read-only tool, open the breaker) and
-/// saves PNGs of the main window, the tools table and two call timelines. finished(0) when all
+/// saves PNGs of the main window, the tools table, two call timelines and the calls exported as
+/// JSONL and opened read-only. finished(0) when all
 /// were written; a non-zero code names the step that failed on stderr.
 class ScreenshotDriver : public QObject
 {
@@ -32,6 +33,7 @@ private:
     void step3Uncertain();
     void step4Retried();
     void step5Breaker();
+    void step6OpenedLog();
     void save(QWidget* widget, const QString& name);
     void fail(const QString& why);
     ServerConnection* connection(const QString& name) const;

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "calllog/calllogfile.h"
+
+#include <QHash>
+#include <QMainWindow>
+
+class QLabel;
+
+namespace mcpscope {
+
+class CallsExporter;
+class CallsPanel;
+
+/// A call log file (JSONL, from this or another machine) opened read-only: the same calls table,
+/// filters and timelines as the live window, without any server. Lines that could not be read are
+/// listed in a banner above the table; every complete record is shown.
+class LogViewerWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    LogViewerWindow(const QString& path, const CallLogReadResult& log, QWidget* parent = nullptr);
+    ~LogViewerWindow() override;
+
+    QString path() const { return m_path; }
+    CallsPanel* panel() const { return m_panel; }
+    CallsExporter* exporter() const { return m_exporter; }
+    int recordCount() const { return int(m_records.size()); }
+    /// The banner's text: the problems met while reading, or empty.
+    QString problemsText() const;
+
+private:
+    QString m_path;
+    QList<CallRecord> m_records;
+    QHash<QString, qsizetype> m_index;
+    CallsPanel* m_panel = nullptr;
+    CallsExporter* m_exporter = nullptr;
+    QLabel* m_banner = nullptr;
+    QLabel* m_status = nullptr;
+};
+
+} // namespace mcpscope
