@@ -420,12 +420,14 @@ void TestCallLogUi::harOfAnHttpServerIsValidAndRedacted()
     const QString jsonl = m_scratch->filePath(QStringLiteral("calls.jsonl"));
     QVERIFY(runExport(m_window->exporter(), ExportRequest::Format::Jsonl, CallsPanel::Scope::Visible, jsonl));
     QVERIFY(readAll(jsonl).contains("Authorization"));
+    const QString csv = m_scratch->filePath(QStringLiteral("calls.csv"));
+    QVERIFY(runExport(m_window->exporter(), ExportRequest::Format::Csv, CallsPanel::Scope::Visible, csv));
     QVERIFY(m_window->logStore()->flushAndWait(10000));
-    QStringList files { har, jsonl };
+    QStringList files { har, jsonl, csv };
     const QDir logs(m_scratch->filePath(QStringLiteral("logs")));
     for (const QString& file : logs.entryList(QDir::Files))
         files.append(logs.filePath(file));
-    QVERIFY(files.size() >= 3);
+    QVERIFY(files.size() >= 4);
     for (const QString& file : std::as_const(files))
         QVERIFY2(!readAll(file).contains(PlantedToken), qPrintable(file));
 }

@@ -57,16 +57,8 @@ CallsPanel::CallsPanel(QWidget* parent)
     layout->addLayout(filterBar);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
-    m_view = new QTableView(split);
-    m_view->setObjectName(QStringLiteral("callsView"));
-    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     // Several rows can be selected, to export just those (File › Export Calls, "selected rows").
-    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(22);
-    m_view->horizontalHeader()->setStretchLastSection(true);
-    m_view->setAlternatingRowColors(true);
-    m_view->setWordWrap(false);
+    m_view = Presentation::makeTable(split, QStringLiteral("callsView"), QAbstractItemView::ExtendedSelection);
     m_view->setModel(m_presentation);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_view->setColumnWidth(CallsModelColumn::Time, 100);

@@ -72,20 +72,6 @@
 namespace mcpscope {
 
 namespace {
-QTableView* makeTable(QWidget* parent, const QString& name)
-{
-    auto* view = new QTableView(parent);
-    view->setObjectName(name);
-    view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    view->setSelectionMode(QAbstractItemView::SingleSelection);
-    view->verticalHeader()->hide();
-    view->verticalHeader()->setDefaultSectionSize(22);
-    view->horizontalHeader()->setStretchLastSection(true);
-    view->setAlternatingRowColors(true);
-    view->setWordWrap(false);
-    return view;
-}
-
 /// Hides log notifications below a chosen level; every other traffic row passes.
 class TrafficLevelFilter : public QSortFilterProxyModel
 {
@@ -229,7 +215,7 @@ void MainWindow::createCentre()
     m_centre->addTab(overviewScroll, tr("Overview"));
 
     auto* toolsPage = new QSplitter(Qt::Vertical, m_centre);
-    m_toolsView = makeTable(toolsPage, QStringLiteral("toolsView"));
+    m_toolsView = Presentation::makeTable(toolsPage, QStringLiteral("toolsView"));
     m_toolsView->setModel(m_toolsPresentation);
     m_toolsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     auto* callArea = new QSplitter(Qt::Horizontal, toolsPage);
@@ -366,7 +352,7 @@ void MainWindow::createDocks()
     trafficBar->addStretch();
     trafficLayout->addLayout(trafficBar);
     auto* trafficSplit = new QSplitter(Qt::Horizontal, trafficHost);
-    m_trafficView = makeTable(trafficSplit, QStringLiteral("trafficView"));
+    m_trafficView = Presentation::makeTable(trafficSplit, QStringLiteral("trafficView"));
     m_trafficView->setModel(m_trafficPresentation);
     m_trafficDetail = new QPlainTextEdit(trafficSplit);
     m_trafficDetail->setReadOnly(true);

@@ -9,8 +9,10 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QFont>
+#include <QHeaderView>
 #include <QJsonValue>
 #include <QStyle>
+#include <QTableView>
 
 namespace mcpscope {
 
@@ -175,6 +177,21 @@ QString Presentation::durationText(qint64 ms)
 QString Presentation::timeText(qint64 msSinceEpoch)
 {
     return QDateTime::fromMSecsSinceEpoch(msSinceEpoch).toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+QTableView* Presentation::makeTable(
+    QWidget* parent, const QString& objectName, QAbstractItemView::SelectionMode selection)
+{
+    auto* view = new QTableView(parent);
+    view->setObjectName(objectName);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(selection);
+    view->verticalHeader()->hide();
+    view->verticalHeader()->setDefaultSectionSize(22);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->setAlternatingRowColors(true);
+    view->setWordWrap(false);
+    return view;
 }
 
 QString Presentation::shortSessionId(const QString& id)

@@ -5,9 +5,12 @@
 #include "engine/serverconnection.h"
 #include "recovery/circuitbreaker.h"
 
+#include <QAbstractItemView>
 #include <QColor>
 #include <QIdentityProxyModel>
 #include <QTimer>
+
+class QTableView;
 
 namespace mcpscope {
 
@@ -23,6 +26,9 @@ QColor outcomeColour(CallOutcome outcome);
 QString durationText(qint64 ms);
 QString timeText(qint64 msSinceEpoch);
 QString shortSessionId(const QString& id);
+/// The house table: whole-row selection, no row numbers, compact rows, alternating colours.
+QTableView* makeTable(QWidget* parent, const QString& objectName,
+    QAbstractItemView::SelectionMode selection = QAbstractItemView::SingleSelection);
 /// White or black, whichever reads better on the given badge colour.
 QColor textOn(const QColor& background);
 } // namespace Presentation
