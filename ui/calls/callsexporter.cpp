@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressDialog>
@@ -62,7 +63,9 @@ void CallsExporter::exportInteractively()
     auto* scope = new QVBoxLayout;
     scope->addWidget(visibleRows);
     scope->addWidget(selectedRows);
-    form->addRow(tr("&Calls:"), scope);
+    auto* scopeLabel = new QLabel(tr("&Calls:"), &dialog);
+    scopeLabel->setBuddy(visibleRows);
+    form->addRow(scopeLabel, scope);
 
     auto* pathRow = new QHBoxLayout;
     auto* path = new QLineEdit(&dialog);
@@ -84,7 +87,9 @@ void CallsExporter::exportInteractively()
     });
     pathRow->addWidget(path, 1);
     pathRow->addWidget(browse);
-    form->addRow(tr("F&ile:"), pathRow);
+    auto* pathLabel = new QLabel(tr("F&ile:"), &dialog);
+    pathLabel->setBuddy(path);
+    form->addRow(pathLabel, pathRow);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));

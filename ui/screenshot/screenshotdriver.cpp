@@ -12,6 +12,8 @@
 #include "mainwindow/mainwindow.h"
 #include "result/resultview.h"
 
+#include <QApplication>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -180,6 +182,14 @@ void ScreenshotDriver::step6OpenedLog()
     // Export every call as JSONL (through the same job as File › Export), then open it read-only.
     const QString path = QDir(m_directory).filePath(QStringLiteral("demo-calls.jsonl"));
     CallsExporter* exporter = m_window->exporter();
+    // The File › Export dialog as a user sees it (then dismissed: the export below runs without it).
+    QTimer::singleShot(500, this, [this] {
+        if (auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget())) {
+            save(dialog, QStringLiteral("export-dialog.png"));
+            dialog->reject();
+        }
+    });
+    exporter->exportInteractively();
     connect(exporter, &CallsExporter::finished, this, [this, path](bool ok, int, const QString& message) {
         if (!ok) {
             fail(message);
