@@ -612,7 +612,18 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
     }
     attempt.written = reply.written;
     attempt.httpStatus = reply.failure.httpStatus;
-    if (reply.status == Reply::Status::Ok || reply.status == Reply::Status::RpcError)
+    // When the answer began to arrive: the wire exchange knows (HTTP response start, stdio answer line).
+    for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
+        if (http.firstByteAt > 0) {
+            attempt.firstByteAt = http.firstByteAt;
+            break;
+        }
+    }
+    for (const StdioLine& line : std::as_const(attempt.exchange.stdio)) {
+        if (!line.outgoing && attempt.firstByteAt == 0)
+            attempt.firstByteAt = line.at;
+    }
+    if (attempt.firstByteAt == 0 && (reply.status == Reply::Status::Ok || reply.status == Reply::Status::RpcError))
         attempt.firstByteAt = attempt.endedAt;
     if (reply.status == Reply::Status::Cancelled) {
         attempt.error = reply.describe();

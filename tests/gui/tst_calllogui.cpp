@@ -420,6 +420,16 @@ void TestCallLogUi::harOfAnHttpServerIsValidAndRedacted()
     const QString jsonl = m_scratch->filePath(QStringLiteral("calls.jsonl"));
     QVERIFY(runExport(m_window->exporter(), ExportRequest::Format::Jsonl, CallsPanel::Scope::Visible, jsonl));
     QVERIFY(readAll(jsonl).contains("Authorization"));
+    // Each attempt says when its answer began to arrive: the HTTP response's first byte.
+    const mcpscope::CallLogReadResult exported = mcpscope::CallLogReader::read(jsonl);
+    QCOMPARE(exported.records.size(), 2);
+    for (const CallRecord& record : exported.records) {
+        QCOMPARE(record.attempts.size(), 1);
+        const mcpscope::CallAttempt& a = record.attempts.first();
+        QCOMPARE(a.exchange.http.size(), 1);
+        QCOMPARE(a.firstByteAt, a.exchange.http.first().firstByteAt);
+        QVERIFY(a.firstByteAt >= a.sentAt && a.firstByteAt <= a.endedAt);
+    }
     const QString csv = m_scratch->filePath(QStringLiteral("calls.csv"));
     QVERIFY(runExport(m_window->exporter(), ExportRequest::Format::Csv, CallsPanel::Scope::Visible, csv));
     QVERIFY(m_window->logStore()->flushAndWait(10000));
