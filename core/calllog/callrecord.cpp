@@ -1,7 +1,12 @@
 #include "callrecord.h"
 
+#include <QCborValue>
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QLocale>
+
+#include <algorithm>
+#include <charconv>
 
 namespace mcpscope {
 
@@ -68,6 +73,293 @@ QString str(const QJsonObject& o, const char* key)
 qint64 num(const QJsonObject& o, const char* key)
 {
     return o.value(QLatin1String(key)).toInteger();
+}
+
+/// Appends JSON text exactly as QJsonDocument::toJson(Compact) writes it (qjsonwriter.cpp): members in
+/// the order a QJsonObject keeps them (sorted by key), integers in decimal, other numbers in the shortest
+/// form that reads back the same ("null" when not finite), strings as UTF-8 with '"', '\\' and the
+/// control characters escaped, and a UTF-16 unit that is no valid character (a lone surrogate) as \uXXXX.
+class CompactWriter
+{
+public:
+    explicit CompactWriter(qsizetype reserve) { m_out.reserve(reserve); }
+
+    QByteArray take() { return std::move(m_out); }
+
+    void raw(char c) { m_out.append(c); }
+    void raw(QByteArrayView text) { m_out.append(text); }
+
+    /// Starts the member key: a comma before every member but the first.
+    void key(QByteArrayView name, bool* first)
+    {
+        if (!*first)
+            m_out.append(',');
+        *first = false;
+        m_out.append('"');
+        m_out.append(name);
+        m_out.append("\":", 2);
+    }
+
+    void integer(qint64 value)
+    {
+        char digits[24];
+        const auto result = std::to_chars(std::begin(digits), std::end(digits), value);
+        m_out.append(digits, result.ptr - digits);
+    }
+
+    void boolean(bool value) { value ? m_out.append("true", 4) : m_out.append("false", 5); }
+
+    void string(QStringView text)
+    {
+        m_out.append('"');
+        const char16_t* src = text.utf16();
+        const char16_t* const end = src + text.size();
+        while (src != end) {
+            // Room for a slice at a time, so a 50 MB result does not reserve six times its size at once: each
+            // UTF-16 unit becomes at most 6 bytes (\u001f, or \uXXXX for a lone surrogate); a surrogate pair
+            // that reaches past the slice writes 4 bytes for the 6 of its first unit.
+            const char16_t* const slice = src + std::min<qsizetype>(end - src, 4096);
+            const qsizetype start = m_out.size();
+            m_out.resize(start + 6 * (slice - src));
+            char* cursor = m_out.data() + start;
+            while (src < slice) {
+                const char16_t u = *src++;
+                if (u < 0x80) {
+                    if (u >= 0x20 && u != '"' && u != '\\') {
+                        *cursor++ = char(u);
+                        continue;
+                    }
+                    *cursor++ = '\\';
+                    switch (u) {
+                    case '"':
+                        *cursor++ = '"';
+                        break;
+                    case '\\':
+                        *cursor++ = '\\';
+                        break;
+                    case 0x8:
+                        *cursor++ = 'b';
+                        break;
+                    case 0xc:
+                        *cursor++ = 'f';
+                        break;
+                    case 0xa:
+                        *cursor++ = 'n';
+                        break;
+                    case 0xd:
+                        *cursor++ = 'r';
+                        break;
+                    case 0x9:
+                        *cursor++ = 't';
+                        break;
+                    default:
+                        cursor = hex4(cursor, u);
+                        break;
+                    }
+                } else if (u < 0x800) {
+                    *cursor++ = char(0xc0 | (u >> 6));
+                    *cursor++ = char(0x80 | (u & 0x3f));
+                } else if (!QChar::isSurrogate(u)) {
+                    *cursor++ = char(0xe0 | (u >> 12));
+                    *cursor++ = char(0x80 | ((u >> 6) & 0x3f));
+                    *cursor++ = char(0x80 | (u & 0x3f));
+                } else if (QChar::isHighSurrogate(u) && src != end && QChar::isLowSurrogate(*src)) {
+                    const char32_t ucs = QChar::surrogateToUcs4(u, *src++);
+                    *cursor++ = char(0xf0 | (ucs >> 18));
+                    *cursor++ = char(0x80 | ((ucs >> 12) & 0x3f));
+                    *cursor++ = char(0x80 | ((ucs >> 6) & 0x3f));
+                    *cursor++ = char(0x80 | (ucs & 0x3f));
+                } else {
+                    *cursor++ = '\\';
+                    cursor = hex4(cursor, u);
+                }
+            }
+            m_out.resize(cursor - m_out.constData());
+        }
+        m_out.append('"');
+    }
+
+    void value(const QJsonValue& value)
+    {
+        switch (value.type()) {
+        case QJsonValue::Bool:
+            boolean(value.toBool());
+            break;
+        case QJsonValue::Double: {
+            // QJsonValue keeps integers apart from doubles; Qt writes the two differently.
+            const QCborValue number = QCborValue::fromJsonValue(value);
+            if (number.isInteger()) {
+                integer(number.toInteger());
+            } else {
+                const double d = number.toDouble();
+                if (qIsFinite(d))
+                    m_out.append(QByteArray::number(d, 'g', QLocale::FloatingPointShortest));
+                else
+                    m_out.append("null", 4);
+            }
+            break;
+        }
+        case QJsonValue::String:
+            string(value.toString());
+            break;
+        case QJsonValue::Array:
+            array(value.toArray());
+            break;
+        case QJsonValue::Object:
+            object(value.toObject());
+            break;
+        default:
+            m_out.append("null", 4);
+            break;
+        }
+    }
+
+    void array(const QJsonArray& array)
+    {
+        m_out.append('[');
+        bool first = true;
+        for (const QJsonValue& item : array) {
+            if (!first)
+                m_out.append(',');
+            first = false;
+            value(item);
+        }
+        m_out.append(']');
+    }
+
+    void object(const QJsonObject& object)
+    {
+        m_out.append('{');
+        bool first = true;
+        for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
+            if (!first)
+                m_out.append(',');
+            first = false;
+            string(it.key());
+            m_out.append(':');
+            value(it.value());
+        }
+        m_out.append('}');
+    }
+
+private:
+    static char* hex4(char* cursor, char16_t u)
+    {
+        constexpr char Digits[] = "0123456789abcdef";
+        *cursor++ = 'u';
+        *cursor++ = Digits[(u >> 12) & 0xf];
+        *cursor++ = Digits[(u >> 8) & 0xf];
+        *cursor++ = Digits[(u >> 4) & 0xf];
+        *cursor++ = Digits[u & 0xf];
+        return cursor;
+    }
+
+    QByteArray m_out;
+};
+
+// The members of each object below go in the order of their keys, as QJsonObject keeps them.
+
+void writeAttempt(CompactWriter& w, const CallAttempt& a)
+{
+    bool first = true;
+    w.raw('{');
+    if (a.verdict) {
+        w.key("dispatch", &first);
+        w.string(dispatchVerdictName(*a.verdict));
+    }
+    w.key("endedAt", &first);
+    w.integer(a.endedAt);
+    if (!a.error.isEmpty()) {
+        w.key("error", &first);
+        w.string(a.error);
+    }
+    if (!a.exchange.isEmpty()) {
+        w.key("exchange", &first);
+        w.object(a.exchange.toJson());
+    }
+    if (a.failureKind) {
+        w.key("failureKind", &first);
+        w.string(failureKindName(*a.failureKind));
+    }
+    w.key("firstByteAt", &first);
+    w.integer(a.firstByteAt);
+    if (a.httpStatus) {
+        w.key("httpStatus", &first);
+        w.integer(a.httpStatus);
+    }
+    w.key("number", &first);
+    w.integer(a.number);
+    w.key("requestId", &first);
+    w.string(a.requestId);
+    w.key("sentAt", &first);
+    w.integer(a.sentAt);
+    w.key("sessionId", &first);
+    w.string(a.sessionId);
+    w.key("written", &first);
+    w.boolean(a.written);
+    w.raw('}');
+}
+
+void writeDecision(CompactWriter& w, const CallDecision& d)
+{
+    bool first = true;
+    w.raw('{');
+    w.key("action", &first);
+    w.string(d.action);
+    w.key("afterAttempt", &first);
+    w.integer(d.afterAttempt);
+    w.key("reason", &first);
+    w.string(d.reason);
+    w.key("rule", &first);
+    w.string(d.rule);
+    w.raw('}');
+}
+
+void writeReconnect(CompactWriter& w, const CallReconnect& r)
+{
+    bool first = true;
+    w.raw('{');
+    w.key("durationMs", &first);
+    w.integer(r.durationMs);
+    if (!r.error.isEmpty()) {
+        w.key("error", &first);
+        w.string(r.error);
+    }
+    w.key("newSessionId", &first);
+    w.string(r.newSessionId);
+    w.key("ok", &first);
+    w.boolean(r.ok);
+    w.key("oldSessionId", &first);
+    w.string(r.oldSessionId);
+    w.key("startedAt", &first);
+    w.integer(r.startedAt);
+    w.raw('}');
+}
+
+void writeEvent(CompactWriter& w, const CallEvent& e)
+{
+    bool first = true;
+    w.raw('{');
+    w.key("at", &first);
+    w.integer(e.at);
+    w.key("kind", &first);
+    w.string(e.kind);
+    w.key("text", &first);
+    w.string(e.text);
+    w.raw('}');
+}
+
+template <typename T> void writeArray(CompactWriter& w, const QList<T>& items, void (*write)(CompactWriter&, const T&))
+{
+    w.raw('[');
+    bool first = true;
+    for (const T& item : items) {
+        if (!first)
+            w.raw(',');
+        first = false;
+        write(w, item);
+    }
+    w.raw(']');
 }
 } // namespace
 
@@ -192,6 +484,69 @@ QJsonObject CallRecord::toJson() const
     if (!error.isEmpty())
         o.insert(QStringLiteral("error"), error);
     return o;
+}
+
+QByteArray CallRecord::toCompactJson() const
+{
+    CompactWriter w(1024);
+    bool first = true;
+    w.raw('{');
+    w.key("annotations", &first);
+    w.object(annotations);
+    w.key("arguments", &first);
+    w.object(arguments);
+    w.key("attempts", &first);
+    writeArray(w, attempts, &writeAttempt);
+    w.key("callId", &first);
+    w.string(callId);
+    w.key("decisions", &first);
+    writeArray(w, decisions, &writeDecision);
+    w.key("endedAt", &first);
+    w.integer(endedAt);
+    if (!error.isEmpty()) {
+        w.key("error", &first);
+        w.object(error);
+    }
+    w.key("events", &first);
+    writeArray(w, events, &writeEvent);
+    w.key("healed", &first);
+    w.boolean(healed);
+    w.key("method", &first);
+    w.string(method);
+    w.key("outcome", &first);
+    // The stable names are plain ASCII words: nothing to escape, no QString to build.
+    const auto name = std::find_if(std::begin(OutcomeNames), std::end(OutcomeNames),
+        [this](const OutcomeName& entry) { return entry.outcome == outcome; });
+    w.raw('"');
+    if (name != std::end(OutcomeNames))
+        w.raw(name->name);
+    w.raw('"');
+    w.key("policy", &first);
+    w.object(policy);
+    w.key("reconnects", &first);
+    writeArray(w, reconnects, &writeReconnect);
+    if (!result.isUndefined()) {
+        w.key("result", &first);
+        w.value(result);
+    }
+    w.key("rule", &first);
+    w.string(rule);
+    w.key("schema", &first);
+    w.integer(SchemaVersion);
+    w.key("server", &first);
+    w.string(server);
+    w.key("startedAt", &first);
+    w.integer(startedAt);
+    if (!tool.isEmpty()) {
+        w.key("tool", &first);
+        w.string(tool);
+    }
+    w.key("toolListed", &first);
+    w.boolean(toolListed);
+    w.key("transport", &first);
+    w.string(transport);
+    w.raw('}');
+    return w.take();
 }
 
 CallRecord CallRecord::fromJson(const QJsonObject& o, QString* error)

@@ -119,6 +119,10 @@ struct CallRecord
     bool isFinished() const { return outcome != CallOutcome::Pending; }
     qint64 durationMs() const { return endedAt > 0 ? endedAt - startedAt : 0; }
     QJsonObject toJson() const;
+    /// The bytes of QJsonDocument(toJson()).toJson(QJsonDocument::Compact), written straight into one
+    /// buffer without building the QJsonObject first: the call log serializes every change of every call,
+    /// and the object tree costs most of that.
+    QByteArray toCompactJson() const;
     static CallRecord fromJson(const QJsonObject& object, QString* error = nullptr);
 };
 

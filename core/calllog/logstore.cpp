@@ -36,6 +36,14 @@ constexpr qint64 DayMs = 24LL * 60 * 60 * 1000;
 constexpr int PruneChunk = 500;
 /// Rows the worker gathers into one transaction at most; more wait for the next one.
 constexpr qsizetype MaxTransactionRows = 10000;
+/// The writing connection's page cache.
+constexpr int WriteCacheKiB = 32 * 1024;
+/// WAL pages (4 KB each by default) after which a commit folds the WAL back into the database.
+constexpr int CheckpointPages = 10000;
+/// Calls per multi-row upsert: one statement, and one trip through Qt Sql and SQLite's VM set-up, for
+/// many rows. Their 11 parameters each stay under 999, the smallest per-statement limit SQLite builds have.
+constexpr qsizetype CallsPerStatement = 64;
+constexpr int CallColumns = 11;
 
 // Primary SQLite result codes (sqlite3.h); the Qt driver reports them as nativeErrorCode().
 enum SqliteCode {
@@ -162,7 +170,12 @@ char asciiLower(char c)
     return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
 }
 
-/// The sensitive header names of a redactor, lowercased, for mentionsAny(). Empty optional when a
+char asciiUpper(char c)
+{
+    return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c;
+}
+
+/// The sensitive header names of a redactor, lowercased, for NameSearch. Empty optional when a
 /// name is not plain ASCII: then only the full redaction is exact.
 std::optional<QList<QByteArray>> asciiNames(const Redactor& redactor)
 {
@@ -178,29 +191,68 @@ std::optional<QList<QByteArray>> asciiNames(const Redactor& redactor)
     return names;
 }
 
-/// Whether text contains one of names (lowercase ASCII), ignoring ASCII case.
-bool mentionsAny(QByteArrayView text, const QList<QByteArray>& names)
+/// Finds any of some names (lowercase ASCII, none empty) in text, ignoring ASCII case. Runs on every
+/// record, so it is Horspool's search for all names at once: a window as long as the shortest name moves
+/// by what its last byte allows, and most bytes of the text are never looked at.
+class NameSearch
 {
-    std::array<bool, 256> first {};
-    for (const QByteArray& name : names)
-        first[uchar(name.at(0))] = true;
-    const qsizetype size = text.size();
-    for (qsizetype i = 0; i < size; ++i) {
-        const char c = asciiLower(text[i]);
-        if (!first[uchar(c)])
-            continue;
+public:
+    explicit NameSearch(const QList<QByteArray>& names)
+    {
+        // A name that contains another ("set-cookie", "cookie") is found whenever it is: only the shorter
+        // one is searched for. Fewer names leave fewer bytes that stop the window or shorten its moves.
         for (const QByteArray& name : names) {
-            if (name.at(0) != c || name.size() > size - i)
-                continue;
-            qsizetype k = 1;
-            while (k < name.size() && asciiLower(text[i + k]) == name.at(k))
-                ++k;
-            if (k == name.size())
-                return true;
+            const bool redundant = std::any_of(names.cbegin(), names.cend(),
+                [&name](const QByteArray& other) { return other.size() < name.size() && name.contains(other); });
+            if (!redundant && !m_names.contains(name))
+                m_names.append(name);
+        }
+        if (m_names.isEmpty())
+            return;
+        m_window = m_names.first().size();
+        for (const QByteArray& name : std::as_const(m_names))
+            m_window = std::min(m_window, name.size());
+        // m_skip[c]: how far the window may move when its last byte is c without passing the start of a
+        // name; m_ends[c]: the first m_window bytes of some name end in c, so the names are compared there.
+        m_skip.fill(m_window);
+        for (const QByteArray& name : std::as_const(m_names)) {
+            for (qsizetype j = 0; j + 1 < m_window; ++j) {
+                for (const char c : { name.at(j), asciiUpper(name.at(j)) })
+                    m_skip[uchar(c)] = std::min(m_skip[uchar(c)], m_window - 1 - j);
+            }
+            for (const char c : { name.at(m_window - 1), asciiUpper(name.at(m_window - 1)) })
+                m_ends[uchar(c)] = true;
         }
     }
-    return false;
-}
+
+    bool foundIn(QByteArrayView text) const
+    {
+        if (m_names.isEmpty())
+            return false;
+        const char* data = text.data();
+        const qsizetype size = text.size();
+        for (qsizetype i = 0; i + m_window <= size; i += m_skip[uchar(data[i + m_window - 1])]) {
+            if (!m_ends[uchar(data[i + m_window - 1])])
+                continue;
+            for (const QByteArray& name : m_names) {
+                if (name.size() > size - i)
+                    continue;
+                qsizetype k = 0;
+                while (k < name.size() && asciiLower(data[i + k]) == name.at(k))
+                    ++k;
+                if (k == name.size())
+                    return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    QList<QByteArray> m_names;
+    qsizetype m_window = 0;
+    std::array<qsizetype, 256> m_skip {};
+    std::array<bool, 256> m_ends {};
+};
 
 /// A call as the calls table stores it: summary columns plus the redacted record.
 struct CallRow
@@ -235,19 +287,22 @@ struct EncodedBatch
 /// Serializes and redacts a batch. Most records hold no secret: their JSON text mentions no sensitive
 /// header name and no secret value (redactWire() finds nothing), and then Redactor::redactRecord() would
 /// return the record unchanged, so the text is stored as it is. Any hit takes the full redaction, whose
-/// output is exactly what redactRecord() gives.
+/// output is exactly what redactRecord() gives. NameSearch has looked for the names already, so only
+/// a text holding a secret value pays for redactWire(), whose own scan would look for the names again.
 EncodedBatch encodeBatch(const LogBatch& batch)
 {
     const Redactor& redactor = batch.redactor;
     const std::optional<QList<QByteArray>> names = asciiNames(redactor);
+    const std::optional<NameSearch> search = names ? std::optional<NameSearch>(*names) : std::nullopt;
     EncodedBatch out;
     out.upToSequence = batch.upToSequence;
     out.calls.reserve(batch.calls.size());
     for (const CallRecord& record : batch.calls) {
-        QByteArray json = QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact);
+        QByteArray json = record.toCompactJson();
         CallRow row { record.callId, record.server, record.tool, record.method, record.startedAt, record.endedAt,
             outcomeName(record.outcome), record.rule, int(record.attempts.size()), {} };
-        const bool clean = names && !mentionsAny(json, *names) && redactor.redactWire(json) == json;
+        const bool clean = search && !search->foundIn(json)
+            && (!redactor.containsSecretValue(json) || redactor.redactWire(json) == json);
         if (!clean) {
             json = QJsonDocument(redactor.redactRecord(record)).toJson(QJsonDocument::Compact);
             row.server = redactor.redactText(row.server);
@@ -366,6 +421,13 @@ bool LogStoreWorker::openDatabase(QString* error)
             ok = false;
         }
         ok = ok && exec(query, QStringLiteral("PRAGMA synchronous=NORMAL"), error);
+        // The default cache (2 MB) holds too little of the call-id index: under a flood each upsert
+        // would read its index pages back from the OS. A bound, not an allocation: pages come as used.
+        ok = ok && exec(query, QStringLiteral("PRAGMA cache_size=-%1").arg(WriteCacheKiB), error);
+        // Checkpoints every ~40 MB of WAL rather than every 4 MB: a page that several transactions changed
+        // (an index page, the table's last page) is copied into the database once instead of each time.
+        // Only when the WAL is folded back changes; every commit is as durable as before.
+        ok = ok && exec(query, QStringLiteral("PRAGMA wal_autocheckpoint=%1").arg(CheckpointPages), error);
         // IMMEDIATE takes the write lock now, so a locked or read-only file fails here, not later.
         ok = ok && exec(query, QStringLiteral("BEGIN IMMEDIATE"), error);
         if (ok) {
@@ -478,40 +540,70 @@ bool LogStoreWorker::writeNow(QString* message)
     return m_queue.isEmpty();
 }
 
+namespace {
+/// The upsert of rows calls at once. An upsert, not INSERT OR REPLACE: a row keeps its rowid (insertion
+/// order) and its index entries are updated in place. SQLite takes the rows of one statement in order, so
+/// a call that comes twice ends with its later version, as with one statement per row.
+QString callUpsert(qsizetype rows)
+{
+    QString values = QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    values.reserve(rows * (values.size() + 1));
+    for (qsizetype i = 1; i < rows; ++i)
+        values.append(QStringLiteral(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    return QStringLiteral("INSERT INTO calls(call_id, server, tool, method, started_at, ended_at, outcome, rule, "
+                          "attempts, compressed, record) VALUES ")
+        + values
+        + QStringLiteral(" ON CONFLICT(call_id) DO UPDATE SET server = excluded.server, tool = excluded.tool, "
+                         "method = excluded.method, started_at = excluded.started_at, ended_at = excluded.ended_at, "
+                         "outcome = excluded.outcome, rule = excluded.rule, attempts = excluded.attempts, "
+                         "compressed = excluded.compressed, record = excluded.record");
+}
+
+void bindCall(QSqlQuery& query, int first, const CallRow& row)
+{
+    query.bindValue(first, row.callId);
+    query.bindValue(first + 1, row.server);
+    query.bindValue(first + 2, row.tool);
+    query.bindValue(first + 3, row.method);
+    query.bindValue(first + 4, row.startedAt);
+    query.bindValue(first + 5, row.endedAt);
+    query.bindValue(first + 6, row.outcome);
+    query.bindValue(first + 7, row.rule);
+    query.bindValue(first + 8, row.attempts);
+    query.bindValue(first + 9, row.record.compressed);
+    query.bindValue(first + 10, row.record.blob);
+}
+} // namespace
+
 bool LogStoreWorker::writeBatches(qsizetype count, QString* message)
 {
-    QSqlQuery call(m_db);
-    // An upsert, not INSERT OR REPLACE: the row keeps its rowid (insertion order) and its index entries
-    // are updated in place.
-    if (!call.prepare(QStringLiteral(
-            "INSERT INTO calls(call_id, server, tool, method, started_at, ended_at, outcome, rule, attempts, "
-            "compressed, record) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(call_id) DO UPDATE SET "
-            "server = excluded.server, tool = excluded.tool, method = excluded.method, started_at = "
-            "excluded.started_at, ended_at = excluded.ended_at, outcome = excluded.outcome, rule = excluded.rule, "
-            "attempts = excluded.attempts, compressed = excluded.compressed, record = excluded.record")))
-        return fail(call.lastError(), message);
+    QList<const CallRow*> calls;
+    for (qsizetype b = 0; b < count; ++b) {
+        for (const CallRow& row : m_queue.at(b).calls)
+            calls.append(&row);
+    }
+    // Full chunks share one statement; the rest of the rows take one statement sized for them.
+    QSqlQuery chunk(m_db);
+    if (calls.size() >= CallsPerStatement && !chunk.prepare(callUpsert(CallsPerStatement)))
+        return fail(chunk.lastError(), message);
+    const qsizetype tail = calls.size() % CallsPerStatement;
+    QSqlQuery rest(m_db);
+    if (tail > 0 && !rest.prepare(callUpsert(tail)))
+        return fail(rest.lastError(), message);
+    for (qsizetype first = 0; first < calls.size(); first += CallsPerStatement) {
+        const qsizetype rows = std::min(CallsPerStatement, calls.size() - first);
+        QSqlQuery& call = rows == CallsPerStatement ? chunk : rest;
+        for (qsizetype i = 0; i < rows; ++i)
+            bindCall(call, int(i * CallColumns), *calls.at(first + i));
+        if (!call.exec())
+            return fail(call.lastError(), message);
+    }
     QSqlQuery wire(m_db);
     if (!wire.prepare(
             QStringLiteral("INSERT INTO wire(at, server, direction, compressed, payload) VALUES(?, ?, ?, ?, ?)")))
         return fail(wire.lastError(), message);
     for (qsizetype b = 0; b < count; ++b) {
-        const EncodedBatch& batch = m_queue.at(b);
-        for (const CallRow& row : batch.calls) {
-            call.bindValue(0, row.callId);
-            call.bindValue(1, row.server);
-            call.bindValue(2, row.tool);
-            call.bindValue(3, row.method);
-            call.bindValue(4, row.startedAt);
-            call.bindValue(5, row.endedAt);
-            call.bindValue(6, row.outcome);
-            call.bindValue(7, row.rule);
-            call.bindValue(8, row.attempts);
-            call.bindValue(9, row.record.compressed);
-            call.bindValue(10, row.record.blob);
-            if (!call.exec())
-                return fail(call.lastError(), message);
-        }
-        for (const WireRow& row : batch.wire) {
+        for (const WireRow& row : m_queue.at(b).wire) {
             wire.bindValue(0, row.at);
             wire.bindValue(1, row.server);
             wire.bindValue(2, row.direction);

@@ -157,6 +157,11 @@ bool Redactor::mayHoldSecret(QByteArrayView bytes) const
         if (text.contains(QLatin1String(name), Qt::CaseInsensitive))
             return true;
     }
+    return containsSecretValue(bytes);
+}
+
+bool Redactor::containsSecretValue(QByteArrayView bytes) const
+{
     for (const QByteArray& value : m_valueBytes) {
         if (bytes.contains(value))
             return true;

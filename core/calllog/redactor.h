@@ -43,6 +43,10 @@ public:
     QJsonObject redactRecord(const CallRecord& record) const;
     /// Returns bytes itself (no copy, no re-encoding) when nothing in it is secret.
     QByteArray redactWire(const QByteArray& bytes) const;
+    /// Whether one of the secret values occurs in bytes (byte for byte, as in UTF-8 text). When it does not,
+    /// and no sensitive header name occurs in them either, redactWire(bytes) returns bytes unchanged: a
+    /// caller that has looked for the names already only needs this test on the common path.
+    bool containsSecretValue(QByteArrayView bytes) const;
     /// Redacts a wire exchange in place: sensitive header values, and secrets in URLs, bodies and lines.
     void redactExchange(WireExchange& exchange) const;
 

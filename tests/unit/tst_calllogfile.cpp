@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <limits>
+
 using namespace mcpscope;
 
 namespace {
@@ -102,6 +104,180 @@ void writeBytes(const QString& path, const QByteArray& bytes)
     QCOMPARE(file.write(bytes), bytes.size());
 }
 
+/// Random values for records. Exact ones survive Qt's own JSON text; the others also hold what does not
+/// (lone surrogates, infinities, NaN), where only the bytes can be compared.
+struct Awkward : QRandomGenerator
+{
+    Awkward(quint32 seed, bool exact)
+        : QRandomGenerator(seed)
+        , exact(exact)
+    { }
+    bool exact;
+};
+
+/// Text with what a JSON writer must escape or encode: quotes, backslashes, every control character,
+/// DEL, Latin-1, BMP and astral characters, and (when not exact) lone surrogates. Exact text leaves out
+/// U+E000..U+FFFF: beside astral characters they sort differently as UTF-16 and as code points, so an
+/// object's keys could come back from the text in another order.
+QString awkwardText(Awkward& random, int length)
+{
+    static const char16_t Pool[] = { u'a', u'Z', u'0', u' ', u'"', u'\\', u'/', 0x7f, 0xe9, 0x7ff, 0x800, 0x20ac,
+        0xd7ff, 0xfeff, 0xfffe, 0xffff, 0xd83d, 0xde00, 0xdbff, 0xdfff };
+    constexpr quint32 NotExact = 7; // the last seven
+    QString text;
+    for (int i = 0; i < length; ++i) {
+        const quint32 pick = random.bounded(quint32(std::size(Pool) + 32 - (random.exact ? NotExact : 0)));
+        text.append(QChar(pick < 32 ? char16_t(pick) : Pool[pick - 32]));
+        if (random.exact && i % 5 == 4)
+            text.append(QStringLiteral("\U0001F600\U0010FFFF"));
+    }
+    return text;
+}
+
+QJsonValue awkwardValue(Awkward& random, int depth)
+{
+    switch (random.bounded(depth > 2 ? 9 : 11)) {
+    case 0:
+        return QJsonValue::Null;
+    case 1:
+        return random.bounded(2) == 1;
+    case 2:
+        return qint64(random.generate64());
+    case 3:
+        return random.generateDouble() * 1e6 - 5e5;
+    case 4: {
+        static const double Doubles[] = { 0.0, -0.0, 1.0, 0.1, 1e-7, 1e21, 2.5e-308, 1.7976931348623157e308,
+            9007199254740992.0, 9007199254740993.0, -123456789012.5, std::numeric_limits<double>::infinity(),
+            std::numeric_limits<double>::quiet_NaN() };
+        return Doubles[random.bounded(quint32(std::size(Doubles) - (random.exact ? 2 : 0)))];
+    }
+    case 5: {
+        static const qint64 Integers[] = { 0, -1, 1, std::numeric_limits<qint64>::max(),
+            std::numeric_limits<qint64>::min(), (qint64(1) << 53) + 1, -(qint64(1) << 53) - 1 };
+        return Integers[random.bounded(quint32(std::size(Integers)))];
+    }
+    case 6:
+    case 7:
+    case 8:
+        return awkwardText(random, int(random.bounded(12)));
+    case 9: {
+        QJsonArray array;
+        for (int i = int(random.bounded(4)); i > 0; --i)
+            array.append(awkwardValue(random, depth + 1));
+        return array;
+    }
+    default: {
+        QJsonObject object;
+        for (int i = int(random.bounded(5)); i > 0; --i)
+            object.insert(awkwardText(random, int(random.bounded(6))), awkwardValue(random, depth + 1));
+        return object;
+    }
+    }
+}
+
+QJsonObject awkwardObject(Awkward& random)
+{
+    QJsonObject object;
+    for (int i = int(random.bounded(5)); i > 0; --i)
+        object.insert(awkwardText(random, int(random.bounded(6))), awkwardValue(random, 1));
+    return object;
+}
+
+QByteArray awkwardBytes(Awkward& random)
+{
+    return awkwardText(random, int(random.bounded(20))).toUtf8();
+}
+
+WireExchange awkwardExchange(Awkward& random)
+{
+    WireExchange exchange;
+    for (int i = int(random.bounded(3)); i > 0; --i) {
+        HttpExchange http;
+        http.startedAt = qint64(random.generate64() >> 1);
+        http.firstByteAt = random.bounded(2) ? http.startedAt + 3 : 0;
+        http.endedAt = http.startedAt + 9;
+        http.method = QStringLiteral("POST");
+        http.url = awkwardText(random, 10);
+        http.httpVersion = random.bounded(2) ? QStringLiteral("HTTP/1.1") : QString();
+        http.status = random.bounded(2) ? 200 : 0;
+        http.statusText = awkwardText(random, int(random.bounded(4)));
+        http.requestHeaders = { { "Content-Type", "application/json" }, { "X-Odd", awkwardBytes(random) } };
+        http.setRequestBody(awkwardBytes(random));
+        if (random.bounded(2))
+            http.responseHeaders = { { "Mcp-Session-Id", awkwardBytes(random) } };
+        http.mimeType = QStringLiteral("text/event-stream");
+        http.appendResponseBody(awkwardBytes(random));
+        http.truncated = random.bounded(2) == 1;
+        http.answerOnStream = awkwardBytes(random);
+        http.error = awkwardText(random, int(random.bounded(5)));
+        exchange.http.append(http);
+    }
+    for (int i = int(random.bounded(3)); i > 0; --i)
+        exchange.stdio.append(
+            StdioLine::make(qint64(random.generate64() >> 1), random.bounded(2), awkwardBytes(random)));
+    return exchange;
+}
+
+/// A record whose every field is random: present or absent, empty or not, awkward text and numbers.
+CallRecord awkwardRecord(Awkward& random)
+{
+    const auto text
+        = [&random] { return random.bounded(4) == 0 ? QString() : awkwardText(random, int(random.bounded(16))); };
+    const auto number = [&random] { return qint64(random.generate64()); };
+    CallRecord r;
+    r.callId = text();
+    r.server = text();
+    r.transport = text();
+    r.method = text();
+    r.tool = text();
+    r.arguments = awkwardObject(random);
+    r.annotations = awkwardObject(random);
+    r.toolListed = random.bounded(2) == 1;
+    r.policy = awkwardObject(random);
+    r.startedAt = number();
+    r.endedAt = number();
+    for (int i = int(random.bounded(4)); i > 0; --i) {
+        CallAttempt a;
+        a.number = int(random.generate());
+        a.requestId = text();
+        a.sessionId = text();
+        a.sentAt = number();
+        a.firstByteAt = number();
+        a.endedAt = number();
+        a.httpStatus = random.bounded(2) ? int(random.generate()) : 0;
+        a.written = random.bounded(2) == 1;
+        if (random.bounded(2))
+            a.failureKind = FailureKind(random.bounded(int(FailureKind::ToolError) + 1));
+        if (random.bounded(2))
+            a.verdict = DispatchVerdict(random.bounded(int(DispatchVerdict::Executed) + 1));
+        a.error = text();
+        if (random.bounded(2))
+            a.exchange = awkwardExchange(random);
+        r.attempts.append(a);
+    }
+    for (int i = int(random.bounded(3)); i > 0; --i)
+        r.decisions.append({ int(random.generate()), text(), text(), text() });
+    for (int i = int(random.bounded(3)); i > 0; --i)
+        r.reconnects.append({ text(), text(), number(), number(), random.bounded(2) == 1, text() });
+    for (int i = int(random.bounded(3)); i > 0; --i)
+        r.events.append({ number(), text(), text() });
+    r.outcome = CallOutcome(random.bounded(int(CallOutcome::Interrupted) + 1));
+    r.rule = text();
+    r.healed = random.bounded(2) == 1;
+    switch (random.bounded(3)) {
+    case 0:
+        break; // no result member at all
+    case 1:
+        r.result = awkwardValue(random, 0);
+        break;
+    default:
+        r.result = QJsonValue::Null;
+        break;
+    }
+    if (random.bounded(2))
+        r.error = awkwardObject(random);
+    return r;
+}
 } // namespace
 
 class TestCallLogFile : public QObject
@@ -370,6 +546,72 @@ private Q_SLOTS:
         QVERIFY(!bytes.isEmpty());
         QVERIFY2(!bytes.contains("sekret-token-123"), bytes.constData());
         QVERIFY(bytes.contains("[redacted]"));
+    }
+
+    void compactJson_data()
+    {
+        QTest::addColumn<CallRecord>("record");
+        QTest::addColumn<bool>("exact"); ///< Qt's own text reads back as toJson()
+        CallRecord empty;
+        QTest::newRow("default record: no tool, result or error member") << empty << true;
+        CallRecord nullResult;
+        nullResult.result = QJsonValue::Null;
+        QTest::newRow("null result") << nullResult << true;
+        CallRecord scalarResult;
+        scalarResult.result = 2.5;
+        QTest::newRow("number result") << scalarResult << true;
+        CallRecord controls;
+        for (char16_t c = 0; c < 0x20; ++c)
+            controls.callId.append(QChar(c));
+        controls.server = QStringLiteral("\"quoted\" back\\slash /slash \x7f");
+        QTest::newRow("every control character, quote, backslash") << controls << true;
+        CallRecord unicode;
+        unicode.tool = QStringLiteral("caf\u00e9 \u20ac \U0001F600 \uFEFF\uFFFF");
+        unicode.method = QString(QChar(0xd800)) + QStringLiteral("x") + QChar(0xdc00) + QChar(0xd83d);
+        QTest::newRow("unicode and lone surrogates") << unicode << false;
+        CallRecord numbers;
+        numbers.startedAt = std::numeric_limits<qint64>::min();
+        numbers.endedAt = std::numeric_limits<qint64>::max();
+        numbers.arguments = { { QStringLiteral("big"), std::numeric_limits<qint64>::max() },
+            { QStringLiteral("double"), 9007199254740993.0 }, { QStringLiteral("whole"), 5.0 },
+            { QStringLiteral("tiny"), 5e-324 }, { QStringLiteral("inf"), std::numeric_limits<double>::infinity() } };
+        QTest::newRow("extreme numbers and infinity") << numbers << false;
+        CallRecord longText;
+        // The writer reserves room a slice of 4096 UTF-16 units at a time: pairs and escapes across the
+        // slices' ends, and a text of escapes only.
+        for (int i = 0; i < 3 * 4096; ++i)
+            longText.callId.append(i % 4096 == 4095 ? QChar(0xd83d)
+                    : i % 4096 == 0 && i > 0        ? QChar(0xde00)
+                                                    : QChar(u'x'));
+        longText.server = QString(2 * 4096 + 7, QChar(0x1f));
+        longText.tool = QString(4096, QChar(0xe9)) + QString(4097, QChar(0x20ac)) + QChar(u'"');
+        QTest::newRow("long texts across slices") << longText << true;
+        for (int i = 0; i < 20; ++i)
+            QTest::addRow("log file record %d", i) << makeRecord(i) << true;
+        Awkward exact(20261129, true);
+        for (int i = 0; i < 300; ++i)
+            QTest::addRow("random record %d", i) << awkwardRecord(exact) << true;
+        Awkward inexact(1129, false);
+        for (int i = 0; i < 100; ++i)
+            QTest::addRow("random record %d with lone surrogates and infinities", i) << awkwardRecord(inexact) << false;
+    }
+
+    void compactJson()
+    {
+        QFETCH(CallRecord, record);
+        const QByteArray fast = record.toCompactJson();
+        const QByteArray qt = QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact);
+        // The very bytes Qt writes, so anything that scans the text (the log store's secret check) sees
+        // the same as before.
+        QCOMPARE(fast, qt);
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(fast, &error);
+        QVERIFY2(document.isObject(), qPrintable(error.errorString()));
+        QFETCH(bool, exact);
+        if (exact)
+            QCOMPARE(document.object(), record.toJson());
+        else // a lone surrogate or an infinity does not survive Qt's own text either
+            QCOMPARE(document.object(), QJsonDocument::fromJson(qt).object());
     }
 
     void unwritableOutput()

@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
 #include <QSqlDatabase>
@@ -358,6 +359,132 @@ private Q_SLOTS:
         QCOMPARE(store.wireCount(), qint64(0));
         QCOMPARE(store.prunedCalls(), qint64(20));
         QCOMPARE(store.prunedWireRows(), qint64(7));
+    }
+
+    /// The encoder stores a record's own text when no sensitive name or secret value is in it, and the full
+    /// redaction otherwise: the names are searched for in the JSON text with any case, at any place.
+    void storesExactlyWhatRedactionGives_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::newRow("nothing secret") << QStringLiteral("plain words, cooki and authorizatio and set-cooki");
+        QTest::newRow("name alone") << QStringLiteral("Cookie");
+        QTest::newRow("name at the end") << QStringLiteral("sent a set-cookie");
+        QTest::newRow("name in odd case") << QStringLiteral("pRoXy-AuThOrIzAtIoN: Basic x");
+        QTest::newRow("header line") << QStringLiteral("Authorization: Bearer abc");
+        QTest::newRow("user's header name") << QStringLiteral("x-API-key: zzz");
+        QTest::newRow("name split by an escape") << QStringLiteral("Cook\nie: x");
+        QTest::newRow("secret value") << QStringLiteral("key tok-SECRET-8a1c rejected");
+        QTest::newRow("secret value needing escapes") << QStringLiteral("\"quoted\\tok\" in it");
+        QTest::newRow("non-ASCII around a name") << QStringLiteral("\u00e9Cookie\u20ac: \U0001F600");
+    }
+
+    void storesExactlyWhatRedactionGives()
+    {
+        QFETCH(QString, text);
+        Redactor redactor;
+        redactor.addSensitiveHeader(QStringLiteral("X-Api-Key"));
+        redactor.addSecretValue(QStringLiteral("tok-SECRET-8a1c"));
+        redactor.addSecretValue(QStringLiteral("\"quoted\\tok\""));
+        const QString path = m_dir.filePath(QStringLiteral("exact.mcplog"));
+        QFile::remove(path);
+        LogStore store;
+        store.setRedactor(redactor);
+        QVERIFY(store.open(path));
+        QList<CallRecord> records;
+        for (int n = 0; n < 6; ++n) {
+            CallRecord record = makeRecord(n, 1700000000000 + n);
+            if (n % 2)
+                finish(record, 10); // 10: a result above the compression threshold
+            switch (n) {
+            case 0:
+                record.attempts[0].error = text;
+                break;
+            case 1:
+                record.arguments.insert(text, 1);
+                break;
+            case 2:
+                record.arguments.insert(QStringLiteral("v"), text);
+                break;
+            case 3:
+                record.tool = text;
+                break;
+            case 4:
+                record.events.append({ 1, QStringLiteral("fault"), text });
+                break;
+            default:
+                record.result = QJsonObject { { QStringLiteral("headers"),
+                    QJsonArray {
+                        QJsonObject { { QStringLiteral("name"), text }, { QStringLiteral("value"), text } } } } };
+                break;
+            }
+            store.append(record);
+            records.append(record);
+        }
+        QVERIFY(store.flushAndWait(10000));
+        LogStoreReader reader;
+        QString error;
+        QVERIFY2(reader.open(path, &error), qPrintable(error));
+        QStringList stored;
+        QStringList exact;
+        QVERIFY(reader.forEachRecordJson(
+            [&](const QString& callId, const QByteArray& json) {
+                for (const CallRecord& record : std::as_const(records)) {
+                    if (record.callId != callId)
+                        continue;
+                    stored.append(callId);
+                    if (QJsonDocument::fromJson(json).object() == redactor.redactRecord(record))
+                        exact.append(callId);
+                    else
+                        qWarning("%s is stored as %s", qPrintable(callId), json.constData());
+                }
+                return true;
+            },
+            &error));
+        QCOMPARE(stored.size(), records.size());
+        QCOMPARE(exact, stored);
+    }
+
+    /// The worker writes many calls per statement: a call changed in several batches of one transaction
+    /// ends as its newest version, and every call keeps the place of its first write.
+    void upsertsInChunksKeepTheNewestVersionAndTheFirstPlace()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("chunks.mcplog"));
+        LogStore store;
+        QVERIFY(store.open(path));
+        constexpr int Calls = 300; // several full statements and a partial one
+        QList<CallRecord> records;
+        for (int round = 0; round < 3; ++round) {
+            // Each round flushes without waiting, so rounds meet in the worker's queue.
+            for (int n = round * 50; n < Calls; ++n) {
+                CallRecord record = makeRecord(n, 1700000000000 + n);
+                record.arguments.insert(QStringLiteral("round"), round);
+                if (round == 0)
+                    records.append(record);
+                else
+                    records[n] = record;
+                store.append(record);
+            }
+            store.flush();
+        }
+        QVERIFY(store.flushAndWait(10000));
+        for (const CallRecord& record : std::as_const(records)) {
+            const std::optional<CallRecord> stored = store.record(record.callId);
+            QVERIFY(stored);
+            QCOMPARE(stored->toJson(), record.toJson());
+        }
+        store.close();
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("chunks"));
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery query(db);
+            QVERIFY(query.exec(QStringLiteral("SELECT call_id FROM calls ORDER BY rowid")));
+            int n = 0;
+            while (query.next())
+                QCOMPARE(query.value(0).toString(), records.at(n++).callId);
+            QCOMPARE(n, Calls);
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("chunks"));
     }
 
     /// LogStoreReader, the streaming side of exports: committed calls in start order (ties in the order of
