@@ -126,6 +126,7 @@ void CallsModel::ingestColumns(const Columns& record)
         } else {
             row.id = uuid;
             uuidShard(uuid).insert(uuid, index);
+            growOneShard();
         }
         fill(row, record);
         m_rows.push_back(row);
@@ -134,6 +135,18 @@ void CallsModel::ingestColumns(const Columns& record)
         flush();
     else
         scheduleFlush();
+}
+
+void CallsModel::growOneShard()
+{
+    // Shards fill evenly, so left alone they would all rehash within the same few hundred inserts.
+    // Instead each insert looks at one shard in turn and doubles it ahead of time once it is 3/4
+    // full: a rehash then moves a 64th of the ids, and never all of them at once.
+    QHash<QUuid, int>& shard = m_uuidRows[size_t(m_nextShard)];
+    m_nextShard = (m_nextShard + 1) % UuidShards;
+    const qsizetype capacity = shard.capacity();
+    if (capacity >= 64 && shard.size() * 4 >= capacity * 3)
+        shard.reserve(capacity * 2);
 }
 
 void CallsModel::scheduleFlush()

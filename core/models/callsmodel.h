@@ -117,6 +117,7 @@ public:
 private:
     void attachConnection(ServerConnection* connection);
     void scheduleFlush();
+    void growOneShard();
     int findRow(const QString& callId, QUuid* uuid) const;
     void fill(Row& row, const Columns& columns);
 
@@ -134,6 +135,7 @@ private:
     std::array<QHash<QUuid, int>, UuidShards> m_uuidRows;
     QHash<QUuid, int>& uuidShard(const QUuid& uuid) { return m_uuidRows[uuid.data1 % UuidShards]; }
     const QHash<QUuid, int>& uuidShard(const QUuid& uuid) const { return m_uuidRows[uuid.data1 % UuidShards]; }
+    int m_nextShard = 0;
     QHash<QString, int> m_foreignRows;
     QHash<int, QString> m_foreignIds;
     QTimer m_flushTimer;

@@ -396,19 +396,19 @@ int main(int argc, char* argv[])
                 "%d)\n",
         double(longestAppendNs) / 1e6, double(longestIngestNs) / 1e6, longestIngestRow);
     if (figures.stallMs >= StallGoalMs && longestIngestNs > longestAppendNs && double(longestIngestNs) / 1e6 > 20)
-        std::printf(
-            "  why MISS (stall): one CallsModel::ingest took %.0f ms at row %d, a power of two: its QHash<QUuid, "
-            "int> rehashes and its row vector reallocates all rows at once when they double\n",
+        std::printf("  why MISS (stall): one CallsModel::ingest took %.0f ms at row %d: the flush of a 5,000-row batch "
+                    "inside it, through CallsFilterProxy (most likely QSortFilterProxyModel updating its mapping of "
+                    "every row)\n",
             double(longestIngestNs) / 1e6, longestIngestRow);
     else if (figures.stallMs >= StallGoalMs)
         std::printf(
             "  why MISS (stall): no single append or ingest is that long; the machine (2 cores, shared with the "
             "store's worker and other jobs) did not schedule the GUI thread\n");
     if (figures.committedPerSec < AppendGoal && figures.acceptedPerSec >= AppendGoal)
-        std::printf("  why MISS (committed): the GUI thread keeps up; the store's encoder thread (CallRecord::toJson + "
-                    "QJsonDocument::toJson ~10 us, the secret scan ~2 us) and its writer thread (one Qt Sql upsert "
-                    "~9 us) share %d cores with the GUI thread, about %.0f us per record; appended records wait in "
-                    "memory until committed and none is lost\n",
+        std::printf("  why MISS (committed): the GUI thread keeps up; the store's encoder thread (CallRecord::"
+                    "toCompactJson and the secret scan) and its writer thread (64-row Qt Sql upserts, WAL) share %d "
+                    "cores with the GUI thread, about %.1f us per record; appended records wait in memory until "
+                    "committed and none is lost\n",
             QThread::idealThreadCount(), 1e6 / figures.committedPerSec);
     std::printf("  (filter: %.1f ms for both changes)\n", figures.textFilterMs + figures.outcomeFilterMs);
 
