@@ -1031,7 +1031,9 @@ QList<CallSummary> LogStore::recentCalls(int limit) const
     QList<CallSummary> calls;
     if (m_readConnection.isEmpty())
         return calls;
+    calls.reserve(limit);
     QSqlQuery query(QSqlDatabase::database(m_readConnection));
+    query.setForwardOnly(true); // no row cache: one pass over up to `limit` rows
     query.prepare(QStringLiteral("SELECT call_id, server, tool, method, started_at, ended_at, outcome, rule, attempts "
                                  "FROM calls ORDER BY started_at DESC LIMIT ?"));
     query.addBindValue(limit);

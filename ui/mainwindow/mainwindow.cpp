@@ -964,7 +964,8 @@ void MainWindow::openLogStore(const QString& workspacePath)
         m_calls->model()->ingestColumns(row);
     }
     m_calls->model()->flush();
-    m_historyShown = history.size();
+    m_historyShown = m_calls->model()->rowCount();
+    m_storedAtOpen = m_logStore->callCount();
     refreshLogStatus();
 }
 
@@ -976,7 +977,10 @@ void MainWindow::refreshLogStatus()
         text = m_logError.isEmpty() ? tr("Call log: none (open a workspace)") : tr("Call log: in memory only");
         tip = m_logError;
     } else {
-        const qint64 calls = m_logStore->callCount();
+        // Counted once at open, then followed through the table: callCount() queries every call not
+        // yet committed, too slow to run each second while thousands are queued.
+        const qint64 calls = std::max<qint64>(
+            0, m_storedAtOpen + (m_calls->model()->rowCount() - m_historyShown) - m_logStore->prunedCalls());
         text = tr("Call log: %L1 call(s)", nullptr, int(std::min<qint64>(calls, INT_MAX))).arg(calls);
         QStringList limits;
         if (m_logStore->retentionDays() > 0)

@@ -128,6 +128,7 @@ private:
     QString m_logError;
     static constexpr qsizetype HistoryLimit = 100000;
     qsizetype m_historyShown = 0;
+    qint64 m_storedAtOpen = 0;
     QTimer m_logStatusTimer;
     ServerListModel* m_serverModel = nullptr;
     ServerListPresentation* m_serverPresentation = nullptr;
