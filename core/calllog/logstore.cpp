@@ -1026,6 +1026,21 @@ std::optional<CallRecord> LogStore::record(const QString& callId) const
     return decodeRecord(query.value(1).toByteArray(), query.value(0).toBool());
 }
 
+CallTableRow CallSummary::toTableRow() const
+{
+    CallTableRow row;
+    row.callId = callId;
+    row.server = server;
+    row.isToolCall = method == QLatin1String("tools/call");
+    row.tool = row.isToolCall && !tool.isEmpty() ? tool : method;
+    row.rule = rule;
+    row.startedAt = startedAt;
+    row.endedAt = endedAt;
+    row.outcome = outcome;
+    row.attempts = attempts;
+    return row;
+}
+
 QList<CallSummary> LogStore::recentCalls(int limit) const
 {
     QList<CallSummary> calls;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "calllog/calllogfile.h"
 #include "calllog/callrecord.h"
 #include "calllog/redactor.h"
 #include "transport/transport.h"
@@ -33,6 +34,9 @@ struct CallSummary
     CallOutcome outcome = CallOutcome::Pending;
     QString rule;
     int attempts = 0;
+
+    /// The row the calls table shows for this call.
+    CallTableRow toTableRow() const;
 };
 
 /// Changes waiting for their group commit, as appended: the worker redacts, encodes and writes them.

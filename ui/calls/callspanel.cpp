@@ -209,14 +209,13 @@ QList<int> CallsPanel::sourceRows(Scope scope) const
     m_model->flush();
     QList<int> rows;
     if (scope == Scope::Selection) {
-        const QModelIndexList selected = m_view->selectionModel()->selectedRows();
+        // In table order: sort the shown rows, then map each once.
+        QModelIndexList selected = m_view->selectionModel()->selectedRows();
+        std::sort(selected.begin(), selected.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
         rows.reserve(selected.size());
-        for (const QModelIndex& index : selected)
+        for (const QModelIndex& index : std::as_const(selected))
             rows.append(m_filter->mapToSource(m_presentation->mapToSource(index)).row());
-        std::sort(rows.begin(), rows.end(), [this](int a, int b) {
-            return m_presentation->mapFromSource(m_filter->mapFromSource(m_model->index(a, 0))).row()
-                < m_presentation->mapFromSource(m_filter->mapFromSource(m_model->index(b, 0))).row();
-        });
         return rows;
     }
     const int count = m_presentation->rowCount();

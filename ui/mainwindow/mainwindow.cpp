@@ -950,19 +950,8 @@ void MainWindow::openLogStore(const QString& workspacePath)
     m_calls->model()->clear();
     QList<CallSummary> history = m_logStore->recentCalls(HistoryLimit);
     std::reverse(history.begin(), history.end());
-    for (const CallSummary& summary : std::as_const(history)) {
-        CallTableRow row;
-        row.callId = summary.callId;
-        row.server = summary.server;
-        row.isToolCall = summary.method == QLatin1String("tools/call");
-        row.tool = row.isToolCall && !summary.tool.isEmpty() ? summary.tool : summary.method;
-        row.rule = summary.rule;
-        row.startedAt = summary.startedAt;
-        row.endedAt = summary.endedAt;
-        row.outcome = summary.outcome;
-        row.attempts = summary.attempts;
-        m_calls->model()->ingestColumns(row);
-    }
+    for (const CallSummary& summary : std::as_const(history))
+        m_calls->model()->ingestColumns(summary.toTableRow());
     m_calls->model()->flush();
     m_historyShown = m_calls->model()->rowCount();
     m_storedAtOpen = m_logStore->callCount();
