@@ -76,7 +76,8 @@ QString TimelineView::toHtml(const CallRecord& record, const QList<QByteArray>& 
                         .arg(esc(x.method), esc(x.url),
                             x.status ? QStringLiteral("%1 %2").arg(x.status).arg(esc(x.statusText))
                                      : QObject::tr("no response"),
-                            x.error.isEmpty() ? QString() : QStringLiteral(" — ") + esc(x.error));
+                            // With a status, Qt's error text only repeats it ("server replied: Not Found").
+                            x.error.isEmpty() || x.status ? QString() : QStringLiteral(" — ") + esc(x.error));
             if (x.responseBodySize > 0)
                 html += QObject::tr(", %L1 bytes%2")
                             .arg(x.responseBodySize)
