@@ -1,7 +1,7 @@
 #include "faultcontrolserver.h"
 
 #include "faultproxy.h"
-#include "httpwire.h"
+#include "transport/httpwire.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
 #include "faultproxy.h"
 
-#include "httpwire.h"
+#include "transport/httpwire.h"
 #include "jsonrpc/jsonrpccodec.h"
 #include "transport/sseparser.h"
 

@@ -10,8 +10,8 @@
 
 namespace mcpscope {
 
-/// Minimal HTTP/1.1 message framing for the fault proxy and its control server, which need the
-/// raw wire: QNetworkAccessManager can neither serve requests nor cut a response half-way.
+/// HTTP/1.1 message framing shared by the engine's HTTP client, the fault proxy and its control server,
+/// which need the raw wire: Qt's network access manager re-sends POSTs on its own and cannot cut a response.
 namespace HttpWire {
 
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
