@@ -3,14 +3,8 @@
 #include <QCryptographicHash>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QNetworkReply>
-#include <QNetworkRequest>
 #include <QRandomGenerator>
 #include <QUrlQuery>
-
-#if QT_CONFIG(ssl)
-#include <QSslConfiguration>
-#endif
 
 namespace mcpscope {
 
@@ -175,11 +169,9 @@ OAuthClient::OAuthClient(Options options, QObject* parent)
 
 OAuthClient::~OAuthClient()
 {
-    for (const QPointer<QNetworkReply>& reply : std::as_const(m_replies)) {
-        if (reply) {
+    for (const QPointer<HttpReply>& reply : std::as_const(m_replies)) {
+        if (reply)
             reply->disconnect(this);
-            reply->abort();
-        }
     }
 }
 
@@ -227,42 +219,43 @@ void OAuthClient::fail(const QString& message)
     Q_EMIT failed(message);
 }
 
-QNetworkRequest OAuthClient::makeRequest(const QUrl& url) const
+HttpRequest OAuthClient::makeRequest(const QByteArray& method, const QUrl& url) const
 {
-    QNetworkRequest request(url);
-    request.setTransferTimeout(m_options.requestTimeoutMs);
-    request.setRawHeader("Accept", "application/json");
-#if QT_CONFIG(ssl)
-    if (!m_options.tlsVerify && url.scheme() == QLatin1String("https")) {
-        QSslConfiguration ssl = request.sslConfiguration();
-        ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
-        request.setSslConfiguration(ssl);
-    }
-#endif
+    HttpRequest request;
+    request.method = method;
+    request.url = url;
+    request.timeoutMs = m_options.requestTimeoutMs;
+    request.tlsVerify = m_options.tlsVerify;
+    request.redirects = HttpRequest::Redirects::Manual;
+    request.headers.append({ QByteArrayLiteral("Accept"), QByteArrayLiteral("application/json") });
     return request;
 }
 
-void OAuthClient::send(QNetworkReply* reply, ResponseHandler handler)
+void OAuthClient::send(HttpRequest request, ResponseHandler handler)
 {
     m_replies.removeAll(nullptr);
+    HttpReply* reply = m_http.send(std::move(request));
     m_replies.append(reply);
     const quint64 generation = m_generation;
+    auto body = std::make_shared<QByteArray>();
     // A body past the cap is cut off; what is left fails to parse and counts as no answer.
-    connect(reply, &QNetworkReply::downloadProgress, this, [reply](qint64 received, qint64) {
-        if (received > MaxBodyBytes)
+    connect(reply, &HttpReply::readyRead, this, [reply, body] {
+        body->append(reply->readAll());
+        if (body->size() > MaxBodyBytes)
             reply->abort();
     });
-    connect(reply, &QNetworkReply::finished, this, [this, reply, generation, handler = std::move(handler)] {
+    connect(reply, &HttpReply::finished, this, [this, reply, body, generation, handler = std::move(handler)] {
         reply->deleteLater();
         m_replies.removeAll(reply);
         if (generation != m_generation)
             return;
+        body->append(reply->readAll());
         Response response;
-        response.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        response.body = reply->read(MaxBodyBytes);
+        response.status = reply->error() == HttpClientError::None ? reply->status() : 0;
+        response.body = body->left(MaxBodyBytes);
         if (response.status == 0)
             response.networkError = reply->errorString();
-        const QByteArray location = reply->rawHeader("Location");
+        const QByteArray location = reply->header("Location");
         if (!location.isEmpty())
             response.location = reply->url().resolved(QUrl::fromEncoded(location));
         const QJsonDocument doc = QJsonDocument::fromJson(response.body);
@@ -274,35 +267,35 @@ void OAuthClient::send(QNetworkReply* reply, ResponseHandler handler)
 
 void OAuthClient::get(const QUrl& url, ResponseHandler handler, bool followRedirects)
 {
-    QNetworkRequest request = makeRequest(url);
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute,
-        followRedirects ? QNetworkRequest::NoLessSafeRedirectPolicy : QNetworkRequest::ManualRedirectPolicy);
-    send(m_nam.get(request), std::move(handler));
+    HttpRequest request = makeRequest(QByteArrayLiteral("GET"), url);
+    if (followRedirects)
+        request.redirects = HttpRequest::Redirects::NoLessSafe;
+    send(std::move(request), std::move(handler));
 }
 
 void OAuthClient::postForm(const QUrl& url, const QList<QPair<QString, QString>>& form, const QByteArray& authorization,
     ResponseHandler handler)
 {
-    QNetworkRequest request = makeRequest(url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    HttpRequest request = makeRequest(QByteArrayLiteral("POST"), url);
+    request.headers.append({ QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/x-www-form-urlencoded") });
     if (!authorization.isEmpty())
-        request.setRawHeader("Authorization", authorization);
-    send(m_nam.post(request, formEncode(form)), std::move(handler));
+        request.headers.append({ QByteArrayLiteral("Authorization"), authorization });
+    request.body = formEncode(form);
+    send(std::move(request), std::move(handler));
 }
 
 void OAuthClient::postJson(const QUrl& url, const QJsonObject& body, ResponseHandler handler)
 {
-    QNetworkRequest request = makeRequest(url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
-    send(m_nam.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)), std::move(handler));
+    HttpRequest request = makeRequest(QByteArrayLiteral("POST"), url);
+    request.headers.append({ QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json") });
+    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    send(std::move(request), std::move(handler));
 }
 
 void OAuthClient::authorize(const TransportFailure& failure)
 {
     ++m_generation;
-    for (const QPointer<QNetworkReply>& reply : std::exchange(m_replies, {})) {
+    for (const QPointer<HttpReply>& reply : std::exchange(m_replies, {})) {
         if (reply) {
             reply->disconnect(this);
             reply->abort();
@@ -311,7 +304,7 @@ void OAuthClient::authorize(const TransportFailure& failure)
     }
     m_challenge = BearerChallenge::parse(failure.header("WWW-Authenticate"));
     m_stepUp
-        = failure.kind == FailureKind::InsufficientScope || m_challenge.error == QLatin1String("insufficient_scope");
+        = failure.kind() == FailureKind::InsufficientScope || m_challenge.error == QLatin1String("insufficient_scope");
     Q_EMIT log(tr("Server '%1' answered %2; authorizing%3.")
                    .arg(m_options.serverName)
                    .arg(failure.httpStatus)

@@ -3,7 +3,8 @@
 #include "transport/transportfailure.h"
 
 #include <QJsonObject>
-#include <QNetworkAccessManager>
+#include "transport/httpclient.h"
+
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
@@ -11,7 +12,6 @@
 
 #include <functional>
 
-class QNetworkReply;
 
 namespace mcpscope {
 
@@ -125,8 +125,8 @@ private:
 
     void setState(State state);
     void fail(const QString& message);
-    void send(QNetworkReply* reply, ResponseHandler handler);
-    QNetworkRequest makeRequest(const QUrl& url) const;
+    void send(HttpRequest request, ResponseHandler handler);
+    HttpRequest makeRequest(const QByteArray& method, const QUrl& url) const;
     void get(const QUrl& url, ResponseHandler handler, bool followRedirects = true);
     void postForm(const QUrl& url, const QList<QPair<QString, QString>>& form, const QByteArray& authorization,
         ResponseHandler handler);
@@ -145,8 +145,8 @@ private:
     QList<QUrl> serverMetadataCandidates(const QUrl& issuer) const;
 
     Options m_options;
-    QNetworkAccessManager m_nam;
-    QList<QPointer<QNetworkReply>> m_replies;
+    HttpClient m_http; ///< never re-sends: a token request must not be replayed by a library either
+    QList<QPointer<HttpReply>> m_replies;
     quint64 m_generation = 0;
     State m_state = State::Idle;
     QString m_lastError;

@@ -639,7 +639,7 @@ void CliApp::complete(const Reply& reply, const QJsonObject& extra, int successC
         if (reply.status == Reply::Status::RpcError)
             details.insert(QStringLiteral("error"), reply.error.toJson());
         else
-            details.insert(QStringLiteral("failureKind"), failureKindName(reply.failure.kind));
+            details.insert(QStringLiteral("failureKind"), failureKindName(reply.failure.kind()));
         QString message = reply.describe();
         if (reply.status == Reply::Status::RpcError)
             message = tr("server '%1' answered %2 with error %3: %4")

@@ -141,7 +141,7 @@ void ConformanceClient::onConnectionFailed(const QString& message)
     const bool initializeFailed = session && session->details().protocolVersion.isEmpty();
     if (initializeFailed) {
         const TransportFailure& failure = session->initializeFailure();
-        if (failure.kind == FailureKind::AuthRequired || failure.kind == FailureKind::InsufficientScope) {
+        if (failure.kind() == FailureKind::AuthRequired || failure.kind() == FailureKind::InsufficientScope) {
             if (m_initializeAuthorizations >= MaxAuthorizations) {
                 finish(ExitAuthRequired,
                     tr("%1 (gave up after %2 authorizations)").arg(message).arg(m_initializeAuthorizations));
@@ -165,8 +165,8 @@ void ConformanceClient::withAuthorization(const Action& action, const ReplyHandl
 {
     action([this, action, done, attempt](const Reply& reply) {
         const bool needsAuthorization = reply.status == Reply::Status::Failed
-            && (reply.failure.kind == FailureKind::AuthRequired
-                || reply.failure.kind == FailureKind::InsufficientScope);
+            && (reply.failure.kind() == FailureKind::AuthRequired
+                || reply.failure.kind() == FailureKind::InsufficientScope);
         if (!needsAuthorization || attempt >= MaxAuthorizations || m_exitCode >= 0) {
             done(reply);
             return;

@@ -30,7 +30,7 @@ int exitCodeFor(const Reply& reply)
         return ExitTransportFailure;
     case Reply::Status::Failed:
     case Reply::Status::Cancelled:
-        return exitCodeFor(reply.failure.kind);
+        return exitCodeFor(reply.failure.kind());
     }
     return ExitTransportFailure;
 }

@@ -377,7 +377,7 @@ void ServerConnection::retire(ClientSession* old)
     // A stuck request must not keep the old session forever.
     QTimer::singleShot(m_config.requestTimeoutMs, old, [this, old] {
         TransportFailure failure;
-        failure.kind = FailureKind::TransportLost;
+        failure.event = TransportEvent::Replaced;
         failure.message = tr("The session with '%1' was replaced before the answer arrived.").arg(m_config.name);
         old->abandonAll(failure);
         old->close();
@@ -535,7 +535,7 @@ void ServerConnection::startAttempt(const std::shared_ptr<Call>& c)
         if (!m_session) {
             Reply reply;
             reply.status = Reply::Status::Failed;
-            reply.failure.kind = FailureKind::NotSent;
+            reply.failure.event = TransportEvent::NotSent;
             reply.failure.message = m_lastError;
             onAttemptReply(c, reply);
             return;

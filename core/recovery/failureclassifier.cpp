@@ -4,6 +4,8 @@
 
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QStringList>
 
 namespace mcpscope {
@@ -29,6 +31,50 @@ QString toolErrorText(const QJsonObject& result)
 }
 
 } // namespace
+
+bool FailureClassifier::isSdkNoValidSessionBody(const QByteArray& body)
+{
+    const QJsonDocument document = QJsonDocument::fromJson(body);
+    if (!document.isObject())
+        return false;
+    const QJsonObject object = document.object();
+    const QJsonObject error = object.value(QLatin1String("error")).toObject();
+    // The SDK's examples answer id null, server-everything echoes the request's id; both are that shape.
+    return object.value(QLatin1String("jsonrpc")) == QLatin1String("2.0") && !object.contains(QLatin1String("result"))
+        && error.value(QLatin1String("code")) == QJsonValue(-32000)
+        && error.value(QLatin1String("message")) == QLatin1String("Bad Request: No valid session ID provided");
+}
+
+FailureKind FailureClassifier::kindOf(const TransportFailure& failure)
+{
+    switch (failure.event) {
+    case TransportEvent::NotSent:
+    case TransportEvent::ConnectFailed:
+        return FailureKind::NotSent;
+    case TransportEvent::ConnectionLost:
+    case TransportEvent::ProcessGone:
+    case TransportEvent::Killed:
+    case TransportEvent::Replaced:
+        return failure.requestWritten ? FailureKind::TransportLost : FailureKind::NotSent;
+    case TransportEvent::Oversize:
+    case TransportEvent::Malformed:
+    case TransportEvent::NoAnswer:
+        return FailureKind::ProtocolError;
+    case TransportEvent::TimedOut:
+        return FailureKind::Timeout;
+    case TransportEvent::HttpStatus:
+        break;
+    }
+    const int status = failure.httpStatus;
+    const bool carriedSession = !failure.sessionId.isEmpty();
+    if (carriedSession && (status == 404 || (status == 400 && isSdkNoValidSessionBody(failure.bodyExcerpt))))
+        return FailureKind::SessionExpired;
+    if (status == 401)
+        return FailureKind::AuthRequired;
+    if (status == 403 && failure.header("WWW-Authenticate").contains("insufficient_scope"))
+        return FailureKind::InsufficientScope;
+    return FailureKind::HttpError;
+}
 
 DispatchVerdict FailureClassifier::verdictFor(FailureKind kind, int httpStatus, bool isToolCall)
 {
@@ -86,15 +132,10 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
     }
 
     const TransportFailure& failure = reply.failure;
-    classified.kind = failure.kind;
+    classified.kind = kindOf(failure);
     classified.httpStatus = failure.httpStatus;
     classified.message = reply.describe();
-    if (failure.kind == FailureKind::ToolError) {
-        // A transport cannot observe a tool error; without evidence the verdict stays Unknown (§1 default).
-        classified.verdict = DispatchVerdict::Unknown;
-        return classified;
-    }
-    if (failure.kind == FailureKind::NotSent && (reply.written || failure.requestWritten)) {
+    if (classified.kind == FailureKind::NotSent && (reply.written || failure.requestWritten)) {
         // NotSent means the bytes never left; a written flag contradicts that, so the only safe
         // reading is that the request may be on the server (§1: Unknown unless proven otherwise).
         classified.kind = FailureKind::TransportLost;
@@ -103,9 +144,9 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
     }
     // A transport ProtocolError is a malformed or oversized answer: the request was handled, so
     // even a non-tool request gets Unknown rather than the Declined a well-formed error earns.
-    classified.verdict = failure.kind == FailureKind::ProtocolError
+    classified.verdict = classified.kind == FailureKind::ProtocolError
         ? DispatchVerdict::Unknown
-        : verdictFor(failure.kind, failure.httpStatus, isToolCall);
+        : verdictFor(classified.kind, failure.httpStatus, isToolCall);
     return classified;
 }
 

@@ -28,6 +28,16 @@ namespace FailureClassifier {
 /// which is not a failure kind. isToolCall: the request was tools/call.
 std::optional<ClassifiedFailure> classify(const Reply& reply, bool isToolCall);
 
+/// The failure kind of a transport's evidence (RECOVERY.md §1): nothing written is NotSent; a
+/// connection, stream or child lost after any byte was written is TransportLost; an HTTP status is
+/// AuthRequired (401), InsufficientScope (403 with that challenge), SessionExpired (404, or the SDK's
+/// exact 400 "No valid session ID" shape, to a request that carried Mcp-Session-Id) or HttpError.
+FailureKind kindOf(const TransportFailure& failure);
+
+/// Whether an HTTP 400 body is the TypeScript SDK's "no valid session" answer: a JSON-RPC error with
+/// code -32000 and exactly that message. Any other 400 is an HttpError, whatever its text says.
+bool isSdkNoValidSessionBody(const QByteArray& body);
+
 /// The verdict §1 gives a kind the transport reported, before any Reply-level correction.
 DispatchVerdict verdictFor(FailureKind kind, int httpStatus, bool isToolCall);
 

@@ -137,7 +137,7 @@ void ClientSession::onInitializeReply(const Reply& reply)
     if (!reply.ok()) {
         m_initializeFailure = reply.failure;
         fail(tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, reply.describe()),
-            reply.status == Reply::Status::TimedOut ? FailureKind::Timeout : reply.failure.kind);
+            reply.status == Reply::Status::TimedOut ? FailureKind::Timeout : reply.failure.kind());
         return;
     }
     const QJsonObject result = reply.resultObject();
@@ -177,7 +177,7 @@ void ClientSession::fail(const QString& message, FailureKind kind)
         reply.status = Reply::Status::Failed;
         reply.id = q.message.id;
         reply.method = q.message.method;
-        reply.failure.kind = FailureKind::NotSent;
+        reply.failure.event = TransportEvent::NotSent;
         reply.failure.message = message;
         finish(idKey(q.message.id), reply);
     }
@@ -231,7 +231,7 @@ QJsonValue ClientSession::request(const QString& method, const QJsonObject& para
         reply.status = Reply::Status::Failed;
         reply.id = id;
         reply.method = method;
-        reply.failure.kind = FailureKind::NotSent;
+        reply.failure.event = TransportEvent::NotSent;
         reply.failure.message = m_lastError.isEmpty()
             ? tr("Could not send %1: server '%2' is not connected.").arg(method, m_options.serverName)
             : tr("Could not send %1: %2").arg(method, m_lastError);
@@ -341,7 +341,6 @@ void ClientSession::onReply(const JsonRpcMessage& message)
     } else {
         reply.status = Reply::Status::RpcError;
         reply.error = message.error;
-        reply.failure.kind = FailureKind::ProtocolError;
         reply.failure.requestWritten = true;
         reply.failure.message = tr("Server '%1' answered %2 with error %3: %4")
                                     .arg(m_options.serverName, entry->method)
@@ -442,7 +441,7 @@ void ClientSession::onChannelFailed(const TransportFailure& failure)
         m_initializeFailure = failure;
         message = tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, failure.message);
     }
-    fail(message, failure.kind);
+    fail(message, failure.kind());
     abandonAll(failure);
 }
 
@@ -455,10 +454,9 @@ void ClientSession::abandonAll(const TransportFailure& failure)
         reply.status = Reply::Status::Failed;
         reply.id = entry.id;
         reply.failure = failure;
+        // Whether this request's bytes had left is the session's evidence, not the channel's: the
+        // classifier reads a lost channel with nothing written as NotSent (RECOVERY.md §3, stdio).
         reply.written = m_pending.value(key).written;
-        // Bytes that reached the child before it died may have run (RECOVERY.md §3, stdio).
-        if (failure.kind == FailureKind::TransportLost && !reply.written)
-            reply.failure.kind = FailureKind::NotSent;
         reply.failure.requestWritten = reply.written;
         reply.elapsedMs = m_tracker.now() - entry.startedAt;
         finish(key, reply);
@@ -469,7 +467,7 @@ void ClientSession::abandonAll(const TransportFailure& failure)
         reply.status = Reply::Status::Failed;
         reply.id = q.message.id;
         reply.failure = failure;
-        reply.failure.kind = FailureKind::NotSent;
+        reply.failure.event = TransportEvent::NotSent;
         reply.failure.requestWritten = false;
         finish(idKey(q.message.id), reply);
     }
@@ -488,7 +486,7 @@ void ClientSession::onTimedOut(const RequestTracker::Entry& entry)
     reply.id = entry.id;
     reply.method = entry.method;
     reply.elapsedMs = m_tracker.now() - entry.startedAt;
-    reply.failure.kind = FailureKind::Timeout;
+    reply.failure.event = TransportEvent::TimedOut;
     reply.failure.message = tr("Server '%1' did not answer %2 within %3 s.")
                                 .arg(m_options.serverName, entry.method)
                                 .arg(double(entry.timeoutMs) / 1000.0);
@@ -515,7 +513,7 @@ void ClientSession::onMalformed(const QString& reason, const QByteArray& excerpt
     reply.status = Reply::Status::Failed;
     reply.id = id;
     reply.written = true;
-    reply.failure.kind = FailureKind::ProtocolError;
+    reply.failure.event = TransportEvent::Malformed;
     reply.failure.requestWritten = true;
     reply.failure.message = reason;
     if (entry)

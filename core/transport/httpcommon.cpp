@@ -1,12 +1,10 @@
 #include "httpcommon.h"
 
+#include "recovery/failureclassifier.h"
 #include "streamablehttptransport.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QNetworkProxyFactory>
-#include <QRegularExpression>
-#include <QSslConfiguration>
 
 namespace mcpscope {
 
@@ -18,138 +16,115 @@ QString tr(const char* text)
 constexpr qsizetype BodyExcerptBytes = 512;
 } // namespace
 
-void HttpCommon::prepare(QNetworkRequest& request, const HttpTransportOptions& options)
+HttpRequest HttpCommon::makeRequest(const QByteArray& method, const QUrl& url, const HttpTransportOptions& options)
 {
-    // HTTP(S) proxies come from the environment, as users expect from command-line tools.
-    static const bool proxySetUp = [] {
-        QNetworkProxyFactory::setUseSystemConfiguration(true);
-        return true;
-    }();
-    Q_UNUSED(proxySetUp)
+    HttpRequest request;
+    request.method = method;
+    request.url = url;
+    request.tlsVerify = options.tlsVerify;
+    request.redirects = HttpRequest::Redirects::SameOrigin; // another origin would get our headers (credentials)
+    request.headers.reserve(options.headers.size() + 4);
     for (const auto& [name, value] : options.headers)
-        request.setRawHeader(name.toUtf8(), value.toUtf8());
-    // A redirect to another origin would carry our headers (and credentials) to a stranger.
-    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);
-#if QT_CONFIG(ssl)
-    if (!options.tlsVerify && request.url().scheme() == QLatin1String("https")) {
-        QSslConfiguration ssl = request.sslConfiguration();
-        ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
-        request.setSslConfiguration(ssl);
-    }
-#endif
+        request.headers.append({ name.toUtf8(), value.toUtf8() });
+    return request;
 }
 
-int HttpCommon::status(QNetworkReply* reply)
+bool HttpCommon::isEventStream(const HttpReply* reply)
 {
-    return reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    return reply && reply->header("Content-Type").trimmed().toLower().startsWith("text/event-stream");
 }
 
-bool HttpCommon::isSuccess(QNetworkReply* reply)
+QString HttpCommon::displayUrl(const QUrl& url)
 {
-    const int code = status(reply);
-    return code >= 200 && code < 300;
+    return url.toString(QUrl::RemovePassword);
 }
 
-bool HttpCommon::isEventStream(QNetworkReply* reply)
-{
-    return reply->header(QNetworkRequest::ContentTypeHeader).toString().startsWith(QLatin1String("text/event-stream"));
-}
-
-HttpExchange HttpCommon::startExchange(const QString& method, const QNetworkRequest& request, const QByteArray* body)
+HttpExchange HttpCommon::startExchange(const HttpRequest& request)
 {
     HttpExchange exchange;
     exchange.startedAt = QDateTime::currentMSecsSinceEpoch();
-    exchange.method = method;
-    exchange.url = request.url().toString(QUrl::RemovePassword);
-    const QList<QByteArray> names = request.rawHeaderList();
-    exchange.requestHeaders.reserve(names.size() + 1);
-    for (const QByteArray& name : names)
-        exchange.requestHeaders.append({ name, request.rawHeader(name) });
-    if (body) {
-        exchange.requestHeaders.append({ QByteArrayLiteral("Content-Length"), QByteArray::number(body->size()) });
-        exchange.setRequestBody(*body);
+    exchange.method = QString::fromLatin1(request.method);
+    exchange.url = displayUrl(request.url);
+    exchange.requestHeaders = request.headers;
+    if (!request.body.isEmpty() || request.method == "POST") {
+        exchange.requestHeaders.append({ QByteArrayLiteral("Content-Length"), QByteArray::number(request.body.size()) });
+        exchange.setRequestBody(request.body);
     }
     return exchange;
 }
 
-void HttpCommon::noteResponse(HttpExchange& exchange, QNetworkReply* reply)
+void HttpCommon::noteResponse(HttpExchange& exchange, const HttpReply* reply)
 {
-    if (exchange.status != 0 || !reply)
+    if (exchange.status != 0 || !reply || reply->status() == 0)
         return;
-    const int code = status(reply);
-    if (code == 0)
-        return;
-    exchange.firstByteAt = QDateTime::currentMSecsSinceEpoch();
-    exchange.status = code;
-    exchange.statusText = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
-    exchange.httpVersion = reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool()
-        ? QStringLiteral("HTTP/2")
-        : QStringLiteral("HTTP/1.1");
-    exchange.responseHeaders = reply->rawHeaderPairs();
-    exchange.mimeType = QString::fromLatin1(reply->rawHeader("Content-Type"));
+    const HttpEvidence& evidence = reply->evidence();
+    exchange.firstByteAt = evidence.firstByteAt;
+    exchange.status = evidence.status;
+    exchange.statusText = QString::fromLatin1(evidence.reason);
+    exchange.httpVersion = QString::fromLatin1(evidence.httpVersion);
+    exchange.responseHeaders = evidence.headers;
+    exchange.mimeType = QString::fromLatin1(reply->header("Content-Type"));
 }
 
-TransportFailure HttpCommon::failureFor(QNetworkReply* reply, const QByteArray& body, bool uploaded,
-    const QString& sessionIdSent, const QString& serverName, const QString& what)
+TransportFailure HttpCommon::failureFor(const HttpReply* reply, const QByteArray& body, const QString& sessionIdSent,
+    const QString& serverName, const QString& what)
 {
+    const HttpEvidence& evidence = reply->evidence();
     TransportFailure failure;
-    failure.httpStatus = status(reply);
-    failure.headers = reply->rawHeaderPairs();
+    failure.httpStatus = evidence.responseComplete || evidence.status != 0 ? evidence.status : 0;
+    failure.headers = evidence.headers;
     failure.bodyExcerpt = body.left(BodyExcerptBytes);
     failure.sessionId = sessionIdSent;
-    failure.networkError = reply->errorString();
-    failure.requestWritten = uploaded;
+    failure.networkError = evidence.errorString;
+    failure.requestWritten = evidence.anyRequestByteWritten();
+    failure.connectionReused = evidence.connectionReused;
+    failure.responseStarted = evidence.responseStarted;
+    const QString url = displayUrl(reply->url());
 
-    if (failure.httpStatus == 0) {
-        switch (reply->error()) {
-        case QNetworkReply::ConnectionRefusedError:
-        case QNetworkReply::HostNotFoundError:
-        case QNetworkReply::SslHandshakeFailedError:
-        case QNetworkReply::ProxyConnectionRefusedError:
-        case QNetworkReply::ProxyNotFoundError:
-        case QNetworkReply::UnknownProxyError:
-            failure.kind = FailureKind::NotSent;
-            failure.requestWritten = false;
+    if (evidence.error != HttpClientError::None || evidence.status == 0 || !evidence.responseComplete) {
+        switch (evidence.error) {
+        case HttpClientError::ConnectionRefused:
+        case HttpClientError::HostNotFound:
+        case HttpClientError::TlsFailed:
+        case HttpClientError::ProxyFailed:
+        case HttpClientError::ConnectTimeout:
+            failure.event = failure.requestWritten ? TransportEvent::ConnectionLost : TransportEvent::ConnectFailed;
+            break;
+        case HttpClientError::MalformedResponse:
+            failure.event = TransportEvent::Malformed;
             break;
         default:
-            failure.kind = uploaded ? FailureKind::TransportLost : FailureKind::NotSent;
+            failure.event = TransportEvent::ConnectionLost;
             break;
         }
-        failure.message = tr("HTTP server '%1': %2 failed: %3 (%4).")
-                              .arg(serverName, what, reply->errorString(), reply->url().toString());
+        const QString written = !failure.requestWritten ? tr("nothing of the request was sent")
+            : !failure.responseStarted                 ? tr("the request was sent, no response byte arrived")
+                                                       : tr("the response was incomplete");
+        failure.message = tr("HTTP server '%1': %2 failed: %3 (%4; %5).")
+                              .arg(serverName, what, evidence.errorString, written, url);
         return failure;
     }
 
-    // The request reached the server and was answered: whatever the status, the body went out.
-    failure.requestWritten = true;
-    const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
-    const QString statusText
-        = QString::number(failure.httpStatus) + (reason.isEmpty() ? QString() : QLatin1Char(' ') + reason);
-    static const QRegularExpression sessionPattern(
-        QStringLiteral("session"), QRegularExpression::CaseInsensitiveOption);
-    const QString bodyText = QString::fromUtf8(failure.bodyExcerpt);
-    if (!sessionIdSent.isEmpty()
-        && (failure.httpStatus == 404 || (failure.httpStatus == 400 && sessionPattern.match(bodyText).hasMatch()))) {
-        failure.kind = FailureKind::SessionExpired;
+    failure.event = TransportEvent::HttpStatus;
+    const QString statusText = QString::number(failure.httpStatus)
+        + (evidence.reason.isEmpty() ? QString() : QLatin1Char(' ') + QString::fromLatin1(evidence.reason));
+    switch (FailureClassifier::kindOf(failure)) {
+    case FailureKind::SessionExpired:
         failure.message = tr("HTTP server '%1' answered %2 with %3: session %4 has expired or is unknown.")
                               .arg(serverName, what, statusText, sessionIdSent);
         return failure;
-    }
-    const QByteArray challenge = failure.header("WWW-Authenticate");
-    if (failure.httpStatus == 401) {
-        failure.kind = FailureKind::AuthRequired;
+    case FailureKind::AuthRequired:
         failure.message
             = tr("HTTP server '%1' answered %2 with %3: authorization is required.").arg(serverName, what, statusText);
         return failure;
-    }
-    if (failure.httpStatus == 403 && challenge.contains("insufficient_scope")) {
-        failure.kind = FailureKind::InsufficientScope;
+    case FailureKind::InsufficientScope:
         failure.message = tr("HTTP server '%1' answered %2 with %3: the token lacks a required scope.")
                               .arg(serverName, what, statusText);
         return failure;
+    default:
+        break;
     }
-    failure.kind = FailureKind::HttpError;
-    QString excerpt = bodyText.simplified();
+    QString excerpt = QString::fromUtf8(failure.bodyExcerpt).simplified();
     if (excerpt.size() > 160)
         excerpt = excerpt.left(160) + QStringLiteral("…");
     failure.message

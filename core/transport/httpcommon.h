@@ -1,11 +1,10 @@
 #pragma once
 
+#include "httpclient.h"
 #include "transportfailure.h"
 #include "wireexchange.h"
 
 #include <QByteArray>
-#include <QNetworkReply>
-#include <QNetworkRequest>
 
 namespace mcpscope {
 
@@ -13,19 +12,19 @@ struct HttpTransportOptions;
 
 /// Pieces both HTTP transports share: request set-up and turning a finished reply into evidence.
 namespace HttpCommon {
-/// Configured headers, same-origin-only redirects and the per-server TLS choice.
-void prepare(QNetworkRequest& request, const HttpTransportOptions& options);
-/// Kind and message for a reply that did not succeed. uploaded: the body was fully sent.
-TransportFailure failureFor(QNetworkReply* reply, const QByteArray& body, bool uploaded, const QString& sessionIdSent,
+/// A request to url with the configured headers, the per-server TLS choice and same-origin redirects.
+HttpRequest makeRequest(const QByteArray& method, const QUrl& url, const HttpTransportOptions& options);
+/// The evidence of a reply that did not succeed: what the wire showed, never a failure kind (the
+/// classifier decides that). body: what arrived of the response body (an excerpt is kept).
+TransportFailure failureFor(const HttpReply* reply, const QByteArray& body, const QString& sessionIdSent,
     const QString& serverName, const QString& what);
-bool isSuccess(QNetworkReply* reply);
-int status(QNetworkReply* reply);
-bool isEventStream(QNetworkReply* reply);
-/// The request side of a wire exchange: what we set on request (Content-Type among it), plus
-/// Content-Length and the body when there is one.
-HttpExchange startExchange(const QString& method, const QNetworkRequest& request, const QByteArray* body);
+bool isEventStream(const HttpReply* reply);
+/// The request side of a wire exchange, plus Content-Length and the body when there is one.
+HttpExchange startExchange(const HttpRequest& request);
 /// Status, reason, headers and MIME type of reply, once, when it has a status.
-void noteResponse(HttpExchange& exchange, QNetworkReply* reply);
+void noteResponse(HttpExchange& exchange, const HttpReply* reply);
+/// The URL for people: never its password.
+QString displayUrl(const QUrl& url);
 } // namespace HttpCommon
 
 } // namespace mcpscope

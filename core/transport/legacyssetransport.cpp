@@ -4,7 +4,6 @@
 #include "jsonrpc/jsonrpccodec.h"
 
 #include <QDateTime>
-#include <QNetworkReply>
 #include <QTimer>
 #include <QUrlQuery>
 
@@ -17,20 +16,21 @@ LegacySseTransport::LegacySseTransport(HttpTransportOptions options, QObject* pa
 
 LegacySseTransport::~LegacySseTransport()
 {
-    if (m_stream) {
+    if (m_stream)
         m_stream->disconnect(this);
-        m_stream->abort();
+    for (const InFlight& request : std::as_const(m_inFlight)) {
+        if (request.post)
+            request.post->disconnect(this);
     }
 }
 
 void LegacySseTransport::open()
 {
-    QNetworkRequest request(m_options.url);
-    HttpCommon::prepare(request, m_options);
-    request.setRawHeader("Accept", "text/event-stream");
-    m_stream = m_nam.get(request);
-    connect(m_stream, &QNetworkReply::readyRead, this, &LegacySseTransport::onStreamData);
-    connect(m_stream, &QNetworkReply::finished, this, &LegacySseTransport::onStreamFinished);
+    HttpRequest request = HttpCommon::makeRequest(QByteArrayLiteral("GET"), m_options.url, m_options);
+    request.headers.append({ QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream") });
+    m_stream = m_http.send(std::move(request));
+    connect(m_stream, &HttpReply::readyRead, this, &LegacySseTransport::onStreamData);
+    connect(m_stream, &HttpReply::finished, this, &LegacySseTransport::onStreamFinished);
 }
 
 QString LegacySseTransport::sessionId() const
@@ -43,14 +43,17 @@ QString LegacySseTransport::sessionId() const
 
 void LegacySseTransport::onStreamData()
 {
-    if (!HttpCommon::isSuccess(m_stream)) {
-        m_streamBody.append(m_stream->readAll().left(4096));
+    if (!m_stream->isSuccess()) {
+        if (m_streamBody.size() < 4096)
+            m_streamBody.append(m_stream->readAll().left(4096 - m_streamBody.size()));
+        else
+            m_stream->readAll();
         return;
     }
     const QList<SseEvent> events = m_parser.feed(m_stream->readAll());
     if (m_parser.bufferedBytes() > m_options.maxResponseBytes) {
         TransportFailure failure;
-        failure.kind = FailureKind::TransportLost;
+        failure.event = TransportEvent::Oversize;
         failure.message = tr("Legacy SSE server '%1' sent an event larger than the %2-byte limit.")
                               .arg(m_options.serverName)
                               .arg(m_options.maxResponseBytes);
@@ -92,28 +95,45 @@ void LegacySseTransport::onStreamData()
 
 void LegacySseTransport::onStreamFinished()
 {
-    QNetworkReply* reply = m_stream;
+    HttpReply* reply = m_stream;
     if (!reply || m_closing)
         return;
     reply->deleteLater();
+    if (reply->bytesAvailable() > 0)
+        onStreamData();
     TransportFailure failure;
-    if (!HttpCommon::isSuccess(reply) || reply->error() != QNetworkReply::NoError) {
+    if (!reply->isSuccess() || reply->error() != HttpClientError::None) {
         failure = HttpCommon::failureFor(
-            reply, m_streamBody, m_opened, sessionId(), m_options.serverName, tr("the event stream GET"));
+            reply, m_streamBody, sessionId(), m_options.serverName, tr("the event stream GET"));
     } else {
-        failure.kind = FailureKind::TransportLost;
+        failure.event = TransportEvent::ConnectionLost;
         failure.message = tr("Legacy SSE server '%1' closed its event stream.").arg(m_options.serverName);
     }
-    if (!m_opened)
-        failure.kind = failure.kind == FailureKind::TransportLost ? FailureKind::NotSent : failure.kind;
+    // Before the endpoint event no request can have gone out on this channel.
+    if (!m_opened && failure.event == TransportEvent::ConnectionLost)
+        failure.event = TransportEvent::NotSent;
+    if (m_killed) {
+        failure.event = TransportEvent::Killed;
+        failure.message = tr("Legacy SSE server '%1': the event stream was dropped by the kill-transport action.")
+                              .arg(m_options.serverName);
+    }
+    // Whether each request's POST had left is the session's to say (requestWritten); the channel's
+    // loss is the evidence for all of them.
+    failure.requestWritten = false;
     failAll(failure);
 }
 
 void LegacySseTransport::failAll(const TransportFailure& failure)
 {
     auto inFlight = std::exchange(m_inFlight, {});
-    for (InFlight& request : inFlight)
+    for (InFlight& request : inFlight) {
+        if (request.post) {
+            request.post->disconnect(this);
+            request.post->abort();
+            request.post->deleteLater();
+        }
         settleWire(request, {});
+    }
     Q_EMIT channelFailed(failure);
 }
 
@@ -139,28 +159,29 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
     if (!m_opened || m_closing || !m_stream) {
         if (message.isRequest()) {
             TransportFailure failure;
-            failure.kind = FailureKind::NotSent;
+            failure.event = TransportEvent::NotSent;
             failure.message = tr("Could not send %1 to legacy SSE server '%2': the event stream is not open.")
                                   .arg(what, m_options.serverName);
             Q_EMIT requestFailed(message.id, failure);
         }
         return;
     }
-    const QByteArray body = JsonRpcCodec::encode(message);
-    Q_EMIT traffic(WireDirection::Outgoing, body);
-    QNetworkRequest request(m_endpoint);
-    HttpCommon::prepare(request, m_options);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    HttpRequest request = HttpCommon::makeRequest(QByteArrayLiteral("POST"), m_endpoint, m_options);
+    request.body = JsonRpcCodec::encode(message);
+    Q_EMIT traffic(WireDirection::Outgoing, request.body);
+    request.headers.append({ QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json") });
     std::optional<HttpExchange> wire;
     if (message.isRequest() && recordsExchanges())
-        wire = HttpCommon::startExchange(QStringLiteral("POST"), request, &body);
-    QNetworkReply* reply = m_nam.post(request, body);
+        wire = HttpCommon::startExchange(request);
+    HttpReply* reply = m_http.send(std::move(request));
     const QJsonValue id = message.id;
     const bool isRequest = message.isRequest();
     const QString sessionIdSent = sessionId();
-    if (isRequest)
+    if (isRequest) {
         m_inFlight.insert(idKey(id), { id, reply, std::move(wire) });
-    connect(reply, &QNetworkReply::finished, this, [this, reply, id, isRequest, what, sessionIdSent] {
+        connect(reply, &HttpReply::requestWritten, this, [this, id] { Q_EMIT requestWritten(id); });
+    }
+    connect(reply, &HttpReply::finished, this, [this, reply, id, isRequest, what, sessionIdSent] {
         reply->deleteLater();
         if (m_closing)
             return;
@@ -170,17 +191,18 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
             HttpCommon::noteResponse(*it->wire, reply);
             it->wire->endedAt = QDateTime::currentMSecsSinceEpoch();
             it->wire->appendResponseBody(body);
-            if (reply->error() != QNetworkReply::NoError)
+            if (reply->error() != HttpClientError::None)
                 it->wire->error = reply->errorString();
         }
-        if (HttpCommon::isSuccess(reply)) {
-            if (isRequest)
-                Q_EMIT requestWritten(id);
-            return;
-        }
+        if (reply->isSuccess() && reply->error() == HttpClientError::None)
+            return; // 202: the answer comes on the event stream
         TransportFailure failure
-            = HttpCommon::failureFor(reply, body, reply->error() != QNetworkReply::ConnectionRefusedError,
-                sessionIdSent, m_options.serverName, QStringLiteral("POST ") + what);
+            = HttpCommon::failureFor(reply, body, sessionIdSent, m_options.serverName, QStringLiteral("POST ") + what);
+        if (m_killed) {
+            failure.event = TransportEvent::Killed;
+            failure.message = tr("Legacy SSE server '%1': POST %2 was dropped by the kill-transport action.")
+                                  .arg(m_options.serverName, what);
+        }
         if (it != m_inFlight.end()) {
             InFlight failed = std::move(it.value());
             m_inFlight.erase(it);
@@ -197,18 +219,14 @@ void LegacySseTransport::close()
     if (m_closing)
         return;
     m_closing = true;
-    if (m_stream) {
-        m_stream->disconnect(this);
-        m_stream->abort();
-        m_stream->deleteLater();
-    }
+    m_http.abortAll();
     QTimer::singleShot(0, this, [this] { Q_EMIT closed(); });
 }
 
 void LegacySseTransport::abort()
 {
-    if (m_stream)
-        m_stream->abort();
+    m_killed = true;
+    m_http.abortAll();
 }
 
 } // namespace mcpscope

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "httpclient.h"
 #include "sseparser.h"
 #include "streamablehttptransport.h"
 
-#include <QNetworkAccessManager>
 #include <QPointer>
 
 #include <optional>
@@ -34,8 +34,8 @@ private:
     void failAll(const TransportFailure& failure);
 
     HttpTransportOptions m_options;
-    QNetworkAccessManager m_nam;
-    QPointer<QNetworkReply> m_stream;
+    HttpClient m_http;
+    QPointer<HttpReply> m_stream;
     SseParser m_parser;
     QUrl m_endpoint;
     QByteArray m_streamBody;
@@ -44,13 +44,14 @@ private:
     struct InFlight
     {
         QJsonValue id;
-        QPointer<QNetworkReply> post; ///< until it finishes
+        QPointer<HttpReply> post; ///< until it finishes
         std::optional<HttpExchange> wire; ///< the POST, while someone listens to exchangeRecorded
     };
     /// Emits exchangeRecorded for a request being settled; answer is the event data that answered it.
     void settleWire(InFlight& request, const QByteArray& answer);
 
     QHash<QString, InFlight> m_inFlight; ///< requests posted and not yet answered on the stream
+    bool m_killed = false; ///< abort() ran: what fails now was dropped by the user
 };
 
 } // namespace mcpscope

@@ -158,7 +158,7 @@ void StdioTransport::open()
             closeFd(*fd);
         m_failedReported = true;
         TransportFailure failure;
-        failure.kind = FailureKind::NotSent;
+        failure.event = TransportEvent::NotSent;
         failure.networkError = reason;
         failure.message = tr("Could not start stdio server '%1': no pipes for its stdin and stdout (%2).")
                               .arg(m_options.serverName, reason);
@@ -236,7 +236,7 @@ void StdioTransport::send(const JsonRpcMessage& message)
     if (!m_process || m_process->state() != QProcess::Running || m_closing) {
         if (message.isRequest()) {
             TransportFailure failure;
-            failure.kind = FailureKind::NotSent;
+            failure.event = TransportEvent::NotSent;
             failure.message = tr("Could not send %1 to stdio server '%2': the process is not running.")
                                   .arg(message.method, m_options.serverName);
             Q_EMIT requestFailed(message.id, failure);
@@ -606,7 +606,7 @@ void StdioTransport::onFinished(int exitCode, QProcess::ExitStatus status)
         return;
     m_failedReported = true;
     TransportFailure failure;
-    failure.kind = FailureKind::TransportLost;
+    failure.event = TransportEvent::ProcessGone;
     failure.exitCode = exitCode;
     failure.crashed = status == QProcess::CrashExit;
     failure.sessionId = sessionId();
@@ -631,7 +631,7 @@ void StdioTransport::onError(QProcess::ProcessError error)
     m_failedReported = true;
     closeFds();
     TransportFailure failure;
-    failure.kind = FailureKind::NotSent;
+    failure.event = TransportEvent::NotSent;
     failure.networkError = m_process->errorString();
     failure.message = tr("Could not start stdio server '%1': command '%2' failed to start (%3).")
                           .arg(m_options.serverName, m_options.command, m_process->errorString());

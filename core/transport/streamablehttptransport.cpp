@@ -4,7 +4,6 @@
 #include "jsonrpc/jsonrpccodec.h"
 
 #include <QDateTime>
-#include <QNetworkReply>
 #include <QTimer>
 
 namespace mcpscope {
@@ -14,6 +13,10 @@ const QByteArray SessionHeader("Mcp-Session-Id");
 const QByteArray ProtocolHeader("MCP-Protocol-Version");
 constexpr int MaxGetStreamFailures = 3;
 constexpr qsizetype ErrorBodyCap = 64 * 1024;
+/// How long close() lets notifications already on their way (a timed-out call's cancel) get through.
+constexpr int CloseGraceMs = 2000;
+constexpr qint64 DeleteTimeoutMs = 2000;
+constexpr qint64 TerminateTimeoutMs = 5000;
 
 bool isVisibleAscii(const QByteArray& value)
 {
@@ -29,15 +32,24 @@ StreamableHttpTransport::StreamableHttpTransport(HttpTransportOptions options, Q
 {
     static quint64 connections = 0;
     m_localIdentity = QStringLiteral("connection:") + QString::number(++connections);
+    m_closeGrace.setSingleShot(true);
+    connect(&m_closeGrace, &QTimer::timeout, this, [this] {
+        // The grace is over: whatever notification is still on its way is given up.
+        for (const auto& exchange : std::exchange(m_exchanges, {})) {
+            if (exchange->reply) {
+                exchange->reply->disconnect(this);
+                exchange->reply->abort();
+            }
+        }
+        finishCloseWhenQuiet();
+    });
 }
 
 StreamableHttpTransport::~StreamableHttpTransport()
 {
     for (const auto& exchange : std::as_const(m_exchanges)) {
-        if (exchange->reply) {
+        if (exchange->reply)
             exchange->reply->disconnect(this);
-            exchange->reply->abort();
-        }
     }
 }
 
@@ -47,16 +59,15 @@ void StreamableHttpTransport::open()
     QTimer::singleShot(0, this, [this] { Q_EMIT opened(); });
 }
 
-QNetworkRequest StreamableHttpTransport::makeRequest(const QUrl& url) const
+HttpRequest StreamableHttpTransport::makeRequest(const QByteArray& method) const
 {
-    QNetworkRequest request(url);
-    HttpCommon::prepare(request, m_options);
+    HttpRequest request = HttpCommon::makeRequest(method, m_options.url, m_options);
     if (!m_sessionId.isEmpty())
-        request.setRawHeader(SessionHeader, m_sessionId.toLatin1());
+        request.headers.append({ SessionHeader, m_sessionId.toLatin1() });
     if (!m_protocolVersion.isEmpty())
-        request.setRawHeader(ProtocolHeader, m_protocolVersion.toLatin1());
+        request.headers.append({ ProtocolHeader, m_protocolVersion.toLatin1() });
     if (!m_authorization.isEmpty())
-        request.setRawHeader("Authorization", m_authorization);
+        request.headers.append({ QByteArrayLiteral("Authorization"), m_authorization });
     return request;
 }
 
@@ -76,62 +87,58 @@ void StreamableHttpTransport::send(const JsonRpcMessage& message)
     exchange->sessionIdSent = m_sessionId;
     if (m_closing) {
         TransportFailure failure;
-        failure.kind = FailureKind::NotSent;
+        failure.event = TransportEvent::NotSent;
         failure.message = tr("Could not send %1 to HTTP server '%2': the transport is closing.")
                               .arg(exchange->method, m_options.serverName);
         failExchange(exchange, failure);
         return;
     }
-    const QByteArray body = JsonRpcCodec::encode(message);
-    Q_EMIT traffic(WireDirection::Outgoing, body);
-    QNetworkRequest request = makeRequest(m_options.url);
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    request.setRawHeader("Accept", "application/json, text/event-stream");
+    HttpRequest request = makeRequest(QByteArrayLiteral("POST"));
+    request.body = JsonRpcCodec::encode(message);
+    Q_EMIT traffic(WireDirection::Outgoing, request.body);
+    request.headers.append({ QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json") });
+    request.headers.append({ QByteArrayLiteral("Accept"), QByteArrayLiteral("application/json, text/event-stream") });
     if (exchange->isRequest && recordsExchanges()) {
         exchange->recording = true;
-        exchange->wire.append(HttpCommon::startExchange(QStringLiteral("POST"), request, &body));
+        exchange->wire.append(HttpCommon::startExchange(request));
     }
-    QNetworkReply* reply = m_nam.post(request, body);
-    connect(reply, &QNetworkReply::uploadProgress, this, [this, exchange](qint64 sent, qint64 total) {
-        if (exchange->uploaded || total <= 0 || sent < total)
+    HttpReply* reply = m_http.send(std::move(request));
+    connect(reply, &HttpReply::requestWritten, this, [this, exchange] {
+        if (std::exchange(exchange->uploaded, true))
             return;
-        exchange->uploaded = true;
         if (exchange->isRequest)
             Q_EMIT requestWritten(exchange->id);
     });
     watch(reply, exchange);
 }
 
-void StreamableHttpTransport::watch(QNetworkReply* reply, std::shared_ptr<Exchange> exchange)
+void StreamableHttpTransport::watch(HttpReply* reply, std::shared_ptr<Exchange> exchange)
 {
     exchange->reply = reply;
     m_exchanges.append(exchange);
-    connect(reply, &QNetworkReply::readyRead, this, [this, exchange] { onReadyRead(exchange); });
-    connect(reply, &QNetworkReply::finished, this, [this, exchange] { onFinished(exchange); });
+    connect(reply, &HttpReply::headReceived, this, [this, exchange] {
+        if (exchange->method == QLatin1String("initialize") && m_sessionId.isEmpty() && exchange->reply) {
+            const QByteArray id = exchange->reply->header(SessionHeader);
+            if (isVisibleAscii(id))
+                m_sessionId = QString::fromLatin1(id);
+        }
+        if (exchange->recording && !exchange->wire.isEmpty())
+            HttpCommon::noteResponse(exchange->wire.last(), exchange->reply);
+    });
+    connect(reply, &HttpReply::readyRead, this, [this, exchange] { onReadyRead(exchange); });
+    connect(reply, &HttpReply::finished, this, [this, exchange] { onFinished(exchange); });
 }
 
 void StreamableHttpTransport::onReadyRead(const std::shared_ptr<Exchange>& exchange)
 {
-    QNetworkReply* reply = exchange->reply;
+    HttpReply* reply = exchange->reply;
     if (!reply)
         return;
-    if (!exchange->uploaded) {
-        exchange->uploaded = true; // an answer is arriving, so the whole body went out
-        if (exchange->isRequest)
-            Q_EMIT requestWritten(exchange->id);
-    }
-    if (exchange->method == QLatin1String("initialize") && m_sessionId.isEmpty()) {
-        const QByteArray id = reply->rawHeader(SessionHeader);
-        if (isVisibleAscii(id))
-            m_sessionId = QString::fromLatin1(id);
-    }
     const QByteArray bytes = reply->readAll();
     exchange->received += bytes.size();
-    if (exchange->recording && !exchange->wire.isEmpty()) {
-        HttpCommon::noteResponse(exchange->wire.last(), reply);
+    if (exchange->recording && !exchange->wire.isEmpty())
         exchange->wire.last().appendResponseBody(bytes);
-    }
-    if (!HttpCommon::isSuccess(reply)) {
+    if (!reply->isSuccess()) {
         if (exchange->body.size() < ErrorBodyCap)
             exchange->body.append(bytes.left(ErrorBodyCap - exchange->body.size()));
         return;
@@ -140,9 +147,10 @@ void StreamableHttpTransport::onReadyRead(const std::shared_ptr<Exchange>& excha
         = exchange->received > m_options.maxResponseBytes && !exchange->resume && exchange.get() != m_getStream.get();
     if (overCap || exchange->parser.bufferedBytes() > m_options.maxResponseBytes) {
         TransportFailure failure;
-        failure.kind = FailureKind::ProtocolError;
+        failure.event = TransportEvent::Oversize;
         failure.requestWritten = true;
-        failure.httpStatus = HttpCommon::status(reply);
+        failure.responseStarted = true;
+        failure.httpStatus = reply->status();
         failure.sessionId = exchange->sessionIdSent;
         failure.message = tr("HTTP server '%1' sent a response to %2 larger than the %3-byte limit; it was cut off.")
                               .arg(m_options.serverName, exchange->method)
@@ -196,17 +204,15 @@ void StreamableHttpTransport::deliver(const std::shared_ptr<Exchange>& exchange,
 
 void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchange)
 {
-    QNetworkReply* reply = exchange->reply;
+    HttpReply* reply = exchange->reply;
     m_exchanges.removeOne(exchange);
     if (!reply)
         return;
     reply->deleteLater();
-    if (m_closing)
+    if (m_closing) {
+        // A notification that got through while closing; the close goes on once none is left.
+        finishCloseWhenQuiet();
         return;
-    if (exchange->method == QLatin1String("initialize") && m_sessionId.isEmpty()) {
-        const QByteArray id = reply->rawHeader(SessionHeader);
-        if (isVisibleAscii(id))
-            m_sessionId = QString::fromLatin1(id);
     }
     const bool isGetStream = exchange.get() == m_getStream.get();
     if (reply->bytesAvailable() > 0)
@@ -215,13 +221,15 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         HttpExchange& wire = exchange->wire.last();
         HttpCommon::noteResponse(wire, reply);
         wire.endedAt = QDateTime::currentMSecsSinceEpoch();
-        if (reply->error() != QNetworkReply::NoError)
+        if (reply->error() != HttpClientError::None)
             wire.error = reply->errorString();
     }
+    const HttpEvidence& evidence = reply->evidence();
+    const bool broken = reply->error() != HttpClientError::None;
 
     if (isGetStream) {
         m_getStream.reset();
-        const int status = HttpCommon::status(reply);
+        const int status = reply->status();
         if (status >= 400 && status < 500) {
             // 405 (or another 4xx) means the server offers no GET stream; that is not a failure.
             Q_EMIT serverLog(tr("HTTP server '%1' offers no server-to-client stream (GET answered %2).")
@@ -229,23 +237,36 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
                                  .arg(status));
             return;
         }
-        const bool ok = HttpCommon::isSuccess(reply);
+        const bool ok = reply->isSuccess() && !exchange->killed;
         m_getStreamFailures = ok ? 0 : m_getStreamFailures + 1;
-        if (m_getStreamFailures < MaxGetStreamFailures && !m_protocolVersion.isEmpty()) {
+        if (m_getStreamFailures < MaxGetStreamFailures && !m_protocolVersion.isEmpty() && !exchange->killed) {
             const int delay = exchange->parser.retryMs() >= 0 ? exchange->parser.retryMs() : m_options.defaultRetryMs;
             QTimer::singleShot(delay, this, &StreamableHttpTransport::openGetStream);
         }
         return;
     }
 
-    if (!HttpCommon::isSuccess(reply)) {
-        const QString what = exchange->resume ? tr("the resumed stream of %1").arg(exchange->method)
-                                              : QStringLiteral("POST ") + exchange->method;
+    const QString what = exchange->resume ? tr("the resumed stream of %1").arg(exchange->method)
+                                          : QStringLiteral("POST ") + exchange->method;
+    if (exchange->killed) {
         TransportFailure failure = HttpCommon::failureFor(
-            reply, exchange->body, exchange->uploaded, exchange->sessionIdSent, m_options.serverName, what);
-        if (exchange->resume && failure.kind != FailureKind::SessionExpired) {
+            reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
+        failure.event = TransportEvent::Killed;
+        // A resumed stream's POST was delivered long ago: its answer is what got lost.
+        failure.requestWritten = failure.requestWritten || exchange->resume || exchange->uploaded;
+        failure.message = tr("HTTP server '%1': %2 was dropped by the kill-transport action (%3).")
+                              .arg(m_options.serverName, what,
+                                  failure.requestWritten ? tr("the request had been sent")
+                                                         : tr("nothing of the request had been sent"));
+        failExchange(exchange, failure);
+        return;
+    }
+    if (!reply->isSuccess() || (broken && evidence.status == 0)) {
+        TransportFailure failure = HttpCommon::failureFor(
+            reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
+        if (exchange->resume && failure.kind() != FailureKind::SessionExpired) {
             // The original POST was delivered; its answer is what got lost.
-            failure.kind = FailureKind::TransportLost;
+            failure.event = TransportEvent::ConnectionLost;
             failure.requestWritten = true;
         }
         failExchange(exchange, failure);
@@ -254,8 +275,7 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
     // A stream cut before its first byte is still a stream: it may be resumable.
     exchange->isSse = exchange->isSse || HttpCommon::isEventStream(reply);
     // A 200 whose connection broke mid-body: what arrived is a fragment, not a malformed answer.
-    const bool cutShort = reply->error() != QNetworkReply::NoError;
-    if (!exchange->isSse && !exchange->body.isEmpty() && !cutShort)
+    if (!exchange->isSse && !exchange->body.isEmpty() && !broken)
         deliver(exchange, exchange->body);
     if (!exchange->isRequest || exchange->answered)
         return;
@@ -263,10 +283,10 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         resumeStream(exchange);
         return;
     }
-    if (cutShort) {
-        TransportFailure failure = HttpCommon::failureFor(
-            reply, {}, true, exchange->sessionIdSent, m_options.serverName, QStringLiteral("POST ") + exchange->method);
-        failure.kind = FailureKind::TransportLost;
+    if (broken) {
+        TransportFailure failure
+            = HttpCommon::failureFor(reply, {}, exchange->sessionIdSent, m_options.serverName, what);
+        failure.event = TransportEvent::ConnectionLost;
         failure.requestWritten = true;
         failure.message = tr("HTTP server '%1': the response to %2 was cut off after %3 bytes (%4).")
                               .arg(m_options.serverName, exchange->method)
@@ -276,9 +296,10 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         return;
     }
     TransportFailure failure;
-    failure.kind = FailureKind::ProtocolError;
+    failure.event = TransportEvent::NoAnswer;
     failure.requestWritten = true;
-    failure.httpStatus = HttpCommon::status(reply);
+    failure.responseStarted = true;
+    failure.httpStatus = reply->status();
     failure.sessionId = exchange->sessionIdSent;
     failure.message = tr("HTTP server '%1' answered POST %2 with status %3 but no JSON-RPC response.")
                           .arg(m_options.serverName, exchange->method)
@@ -290,8 +311,9 @@ void StreamableHttpTransport::resumeStream(const std::shared_ptr<Exchange>& exch
 {
     if (!exchange->parser.hasLastEventId() || exchange->resumeAttempts >= m_options.maxResumeAttempts) {
         TransportFailure failure;
-        failure.kind = FailureKind::TransportLost;
+        failure.event = TransportEvent::ConnectionLost;
         failure.requestWritten = true;
+        failure.responseStarted = true;
         failure.sessionId = exchange->sessionIdSent;
         failure.message = exchange->parser.hasLastEventId()
             ? tr("HTTP server '%1': the event stream of %2 ended before the response, and %3 attempts to resume it "
@@ -306,19 +328,24 @@ void StreamableHttpTransport::resumeStream(const std::shared_ptr<Exchange>& exch
     }
     const int delay = exchange->parser.retryMs() >= 0 ? exchange->parser.retryMs() : m_options.defaultRetryMs;
     ++exchange->resumeAttempts;
+    // Waiting to resume is still in flight: kill and close must find it (with no reply of its own).
+    exchange->reply = nullptr;
+    m_exchanges.append(exchange);
     QTimer::singleShot(delay, this, [this, exchange] {
-        if (m_closing)
+        if (m_closing || exchange->answered || !m_exchanges.contains(exchange))
             return;
+        m_exchanges.removeOne(exchange);
         exchange->resume = true;
         ++m_resumedStreams;
         exchange->parser.reset();
         exchange->body.clear();
-        QNetworkRequest request = makeRequest(m_options.url);
-        request.setRawHeader("Accept", "text/event-stream");
-        request.setRawHeader("Last-Event-ID", exchange->parser.lastEventId());
+        // Resuming is a GET for the rest of the stream (MCP resumability), never the POST again.
+        HttpRequest request = makeRequest(QByteArrayLiteral("GET"));
+        request.headers.append({ QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream") });
+        request.headers.append({ QByteArrayLiteral("Last-Event-ID"), exchange->parser.lastEventId() });
         if (exchange->recording)
-            exchange->wire.append(HttpCommon::startExchange(QStringLiteral("GET"), request, nullptr));
-        watch(m_nam.get(request), exchange);
+            exchange->wire.append(HttpCommon::startExchange(request));
+        watch(m_http.send(std::move(request)), exchange);
     });
 }
 
@@ -358,19 +385,28 @@ void StreamableHttpTransport::openGetStream()
     exchange->sessionIdSent = m_sessionId;
     exchange->uploaded = true;
     m_getStream = exchange;
-    QNetworkRequest request = makeRequest(m_options.url);
-    request.setRawHeader("Accept", "text/event-stream");
-    watch(m_nam.get(request), exchange);
+    HttpRequest request = makeRequest(QByteArrayLiteral("GET"));
+    request.headers.append({ QByteArrayLiteral("Accept"), QByteArrayLiteral("text/event-stream") });
+    watch(m_http.send(std::move(request)), exchange);
+}
+
+void StreamableHttpTransport::sendDelete(qint64 timeoutMs, bool thenClosed)
+{
+    HttpRequest request = makeRequest(QByteArrayLiteral("DELETE"));
+    request.timeoutMs = timeoutMs;
+    HttpReply* reply = m_http.send(std::move(request));
+    connect(reply, &HttpReply::finished, this, [this, reply, thenClosed] {
+        reply->deleteLater();
+        if (thenClosed)
+            Q_EMIT closed();
+    });
 }
 
 void StreamableHttpTransport::terminateSession()
 {
     if (m_sessionId.isEmpty())
         return;
-    QNetworkRequest request = makeRequest(m_options.url);
-    request.setTransferTimeout(5000);
-    QNetworkReply* reply = m_nam.deleteResource(request);
-    connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
+    sendDelete(TerminateTimeoutMs, false);
 }
 
 void StreamableHttpTransport::close()
@@ -378,35 +414,58 @@ void StreamableHttpTransport::close()
     if (m_closing)
         return;
     m_closing = true;
+    // Requests and streams end now; notifications and responses already on their way (a timed-out
+    // call's notifications/cancelled above all) get a moment to reach the server first.
     const auto exchanges = std::exchange(m_exchanges, {});
     for (const auto& exchange : exchanges) {
-        if (exchange->reply) {
-            exchange->reply->disconnect(this);
-            exchange->reply->abort();
-            exchange->reply->deleteLater();
+        if (exchange->isRequest || exchange.get() == m_getStream.get() || !exchange->reply) {
+            if (exchange->reply) {
+                exchange->reply->disconnect(this);
+                exchange->reply->abort();
+                exchange->reply->deleteLater();
+            }
+            continue;
         }
+        m_exchanges.append(exchange);
     }
     m_getStream.reset();
+    if (!m_exchanges.isEmpty())
+        m_closeGrace.start(CloseGraceMs);
+    finishCloseWhenQuiet();
+}
+
+void StreamableHttpTransport::finishCloseWhenQuiet()
+{
+    if (!m_exchanges.isEmpty() || std::exchange(m_closeFinishing, true))
+        return;
+    m_closeGrace.stop();
     if (m_sessionId.isEmpty()) {
         QTimer::singleShot(0, this, [this] { Q_EMIT closed(); });
         return;
     }
     // End the session on the server; 405 is an allowed answer, and nothing it says stops the close.
-    QNetworkRequest request = makeRequest(m_options.url);
-    request.setTransferTimeout(2000);
-    QNetworkReply* reply = m_nam.deleteResource(request);
-    connect(reply, &QNetworkReply::finished, this, [this, reply] {
-        reply->deleteLater();
-        Q_EMIT closed();
-    });
+    sendDelete(DeleteTimeoutMs, true);
 }
 
 void StreamableHttpTransport::abort()
 {
+    // The kill-transport action: every request in flight ends now, as lost after whatever was written.
     const auto exchanges = m_exchanges;
     for (const auto& exchange : exchanges) {
-        if (exchange->reply)
+        exchange->killed = true;
+        if (exchange->reply) {
             exchange->reply->abort();
+        } else if (exchange->isRequest && !exchange->answered) {
+            // Between a dropped stream and its resumption: nothing on the wire to abort.
+            m_exchanges.removeOne(exchange);
+            TransportFailure failure;
+            failure.event = TransportEvent::Killed;
+            failure.requestWritten = true;
+            failure.sessionId = exchange->sessionIdSent;
+            failure.message = tr("HTTP server '%1': the stream of %2 was dropped by the kill-transport action.")
+                                  .arg(m_options.serverName, exchange->method);
+            failExchange(exchange, failure);
+        }
     }
 }
 

@@ -1,16 +1,15 @@
 #pragma once
 
+#include "httpclient.h"
 #include "sseparser.h"
 #include "transport.h"
 
 #include <QHash>
 #include <QList>
-#include <QNetworkAccessManager>
 #include <QPair>
 #include <QPointer>
+#include <QTimer>
 #include <QUrl>
-
-class QNetworkReply;
 
 namespace mcpscope {
 
@@ -29,9 +28,9 @@ struct HttpTransportOptions
 /// MCP Streamable HTTP (2025-03-26 and later): one POST per message, answered with JSON or an SSE
 /// stream; a GET stream for server-initiated messages; Mcp-Session-Id; resumption with Last-Event-ID.
 ///
-/// A failed request is reported through requestFailed with its HTTP evidence and whether the body
-/// was fully uploaded. Session expiry (404 to a request that carried the id, or the TypeScript
-/// SDK's 400 "No valid session ID") is reported as FailureKind::SessionExpired.
+/// It speaks through the engine's own HttpClient, which never sends a request twice. A failed request
+/// is reported through requestFailed with its evidence (bytes written, whether a response began, the
+/// status and headers); FailureClassifier turns that into the failure kind.
 class StreamableHttpTransport final : public Transport
 {
     Q_OBJECT
@@ -60,7 +59,7 @@ public:
 private:
     struct Exchange
     {
-        QPointer<QNetworkReply> reply;
+        QPointer<HttpReply> reply;
         QJsonValue id; ///< request id, undefined for notifications and responses
         QString method;
         QString sessionIdSent;
@@ -69,6 +68,7 @@ private:
         bool isSse = false;
         bool answered = false;
         bool resume = false; ///< a GET resuming this request's stream
+        bool killed = false; ///< ended by abort(), the kill-transport action
         int resumeAttempts = 0;
         qint64 received = 0;
         QByteArray body;
@@ -77,20 +77,22 @@ private:
         QList<HttpExchange> wire; ///< the POST, then each GET that resumed its stream
     };
 
-    QNetworkRequest makeRequest(const QUrl& url) const;
-    void watch(QNetworkReply* reply, std::shared_ptr<Exchange> exchange);
+    HttpRequest makeRequest(const QByteArray& method) const;
+    void watch(HttpReply* reply, std::shared_ptr<Exchange> exchange);
     void onReadyRead(const std::shared_ptr<Exchange>& exchange);
     void onFinished(const std::shared_ptr<Exchange>& exchange);
     void deliver(const std::shared_ptr<Exchange>& exchange, QByteArrayView json);
     void resumeStream(const std::shared_ptr<Exchange>& exchange);
     void failExchange(const std::shared_ptr<Exchange>& exchange, TransportFailure failure);
     void openGetStream();
-    TransportFailure evidence(QNetworkReply* reply, const Exchange& exchange) const;
+    /// After close(): once no notification or response POST is left in flight, ends the session.
+    void finishCloseWhenQuiet();
+    void sendDelete(qint64 timeoutMs, bool thenClosed);
     /// Emits exchangeRecorded for a request that is being settled.
     void settleWire(const std::shared_ptr<Exchange>& exchange);
 
     HttpTransportOptions m_options;
-    QNetworkAccessManager m_nam;
+    HttpClient m_http;
     QString m_sessionId;
     QString m_localIdentity;
     QString m_protocolVersion;
@@ -100,6 +102,8 @@ private:
     int m_getStreamFailures = 0;
     int m_resumedStreams = 0;
     bool m_closing = false;
+    bool m_closeFinishing = false;
+    QTimer m_closeGrace; ///< bounds how long close() waits for notifications (a cancel) to get through
 };
 
 } // namespace mcpscope

@@ -1,5 +1,7 @@
 #include "transportfailure.h"
 
+#include "recovery/failureclassifier.h"
+
 namespace mcpscope {
 
 QString failureKindName(FailureKind kind)
@@ -40,6 +42,40 @@ QString dispatchVerdictName(DispatchVerdict verdict)
         return QStringLiteral("executed");
     }
     return {};
+}
+
+QString transportEventName(TransportEvent event)
+{
+    switch (event) {
+    case TransportEvent::NotSent:
+        return QStringLiteral("not_sent");
+    case TransportEvent::ConnectFailed:
+        return QStringLiteral("connect_failed");
+    case TransportEvent::HttpStatus:
+        return QStringLiteral("http_status");
+    case TransportEvent::ConnectionLost:
+        return QStringLiteral("connection_lost");
+    case TransportEvent::ProcessGone:
+        return QStringLiteral("process_gone");
+    case TransportEvent::Killed:
+        return QStringLiteral("killed");
+    case TransportEvent::Replaced:
+        return QStringLiteral("replaced");
+    case TransportEvent::Oversize:
+        return QStringLiteral("oversize");
+    case TransportEvent::Malformed:
+        return QStringLiteral("malformed");
+    case TransportEvent::NoAnswer:
+        return QStringLiteral("no_answer");
+    case TransportEvent::TimedOut:
+        return QStringLiteral("timed_out");
+    }
+    return {};
+}
+
+FailureKind TransportFailure::kind() const
+{
+    return FailureClassifier::kindOf(*this);
 }
 
 QByteArray TransportFailure::header(const QByteArray& name) const

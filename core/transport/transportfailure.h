@@ -33,12 +33,34 @@ enum class DispatchVerdict {
 QString failureKindName(FailureKind kind); ///< stable identifiers used in logs and JSON: "session_expired", …
 QString dispatchVerdictName(DispatchVerdict verdict);
 
+/// What a transport saw happen to a request (or to its whole channel). Transports report only this
+/// and the evidence beside it; FailureClassifier::kindOf() alone turns it into a FailureKind.
+enum class TransportEvent {
+    NotSent, ///< nothing of the request left: channel closing or not open, child not running, never dequeued
+    ConnectFailed, ///< connect refused, DNS, TLS or proxy failure: nothing was written
+    HttpStatus, ///< a complete non-2xx HTTP response (httpStatus, headers and bodyExcerpt hold it)
+    ConnectionLost, ///< the connection closed or reset, or the event stream ended, before the answer
+    ProcessGone, ///< stdio: the child exited or closed its stdout (exitCode, crashed)
+    Killed, ///< the user's kill-transport action
+    Replaced, ///< the session was replaced before the answer arrived
+    Oversize, ///< the answer went over the configured size limit and was cut off
+    Malformed, ///< the answer arrived but is not a JSON-RPC message
+    NoAnswer, ///< a 2xx HTTP response that carried no JSON-RPC answer
+    TimedOut, ///< the request's deadline passed with no answer
+};
+
+QString transportEventName(TransportEvent event); ///< "connection_lost", … for logs and tests
+
 /// Transport-level evidence about a failed request or a failed channel. Only this, never text inside
 /// a JSON-RPC error, may drive recovery.
 struct TransportFailure
 {
-    FailureKind kind = FailureKind::TransportLost;
-    bool requestWritten = false; ///< the request's bytes were fully handed to the peer
+    TransportEvent event = TransportEvent::ConnectionLost;
+    /// Any byte of the request was handed to the peer (HTTP: to the operating system's socket; stdio:
+    /// to the child's stdin pipe). Unset, the request can never have reached the server.
+    bool requestWritten = false;
+    bool connectionReused = false; ///< HTTP: it went out on a kept-alive connection
+    bool responseStarted = false; ///< HTTP: any byte of a response arrived
     int httpStatus = 0;
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray bodyExcerpt;
@@ -49,6 +71,8 @@ struct TransportFailure
     QString message; ///< one sentence for people, naming the server and what failed
 
     QByteArray header(const QByteArray& name) const;
+    /// The failure kind of RECOVERY.md §1, as FailureClassifier::kindOf() reads this evidence.
+    FailureKind kind() const;
 };
 
 } // namespace mcpscope

@@ -299,7 +299,7 @@ void TestFaultProxy::faultKinds()
         QCOMPARE(firstText(reply), QStringLiteral("Echo: faulty"));
     } else {
         QCOMPARE(reply.status, Reply::Status::Failed);
-        QVERIFY2(reply.failure.kind == failure, qPrintable(reply.describe()));
+        QVERIFY2(reply.failure.kind() == failure, qPrintable(reply.describe()));
         QCOMPARE(reply.failure.httpStatus, httpStatus);
     }
     QCOMPARE(proxy.forwarded() - forwardedBefore, forwardedRequests);
@@ -343,7 +343,7 @@ void TestFaultProxy::cutStreamsWithoutEventStore()
     const Reply reply = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("lost")));
     QCOMPARE(fired.count(), 1);
     QCOMPARE(reply.status, Reply::Status::Failed);
-    QVERIFY2(reply.failure.kind == FailureKind::TransportLost, qPrintable(reply.describe()));
+    QVERIFY2(reply.failure.kind() == FailureKind::TransportLost, qPrintable(reply.describe()));
     QVERIFY(reply.failure.requestWritten);
     QCOMPARE(client.transport->resumedStreams(), 0);
 }
@@ -362,7 +362,7 @@ void TestFaultProxy::countIsRespected()
 
     for (int i = 0; i < 2; ++i) {
         const Reply expired = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("no")));
-        QCOMPARE(expired.failure.kind, FailureKind::SessionExpired);
+        QCOMPARE(expired.failure.kind(), FailureKind::SessionExpired);
         QCOMPARE(fired.count(), i + 1);
         QCOMPARE(fired.last().at(0).value<FaultProxy::Fault>().count, 1 - i); // firings left
     }
@@ -416,7 +416,7 @@ void TestFaultProxy::filters()
     QCOMPARE(fired.count(), 0);
     QCOMPARE(proxy.armed().size(), 1);
     const Reply failing = call(*client.session, failingMethod, failingParams);
-    QCOMPARE(failing.failure.kind, FailureKind::SessionExpired);
+    QCOMPARE(failing.failure.kind(), FailureKind::SessionExpired);
     QCOMPARE(fired.count(), 1);
     QCOMPARE(fired.first().at(1).toString(), failingMethod);
 }
@@ -438,7 +438,7 @@ void TestFaultProxy::unfilteredFaultSkipsNotifications()
     QCOMPARE(proxy.armed().size(), 1); // a notification never matches
 
     const Reply ping = call(*client.session, QStringLiteral("ping"), {});
-    QCOMPARE(ping.failure.kind, FailureKind::SessionExpired);
+    QCOMPARE(ping.failure.kind(), FailureKind::SessionExpired);
     QCOMPARE(fired.count(), 1);
     QCOMPARE(fired.first().at(1).toString(), QStringLiteral("ping"));
 }
@@ -470,7 +470,7 @@ void TestFaultProxy::faultFiredCarriesMethodAndId()
     QJsonValue requestId;
     const Reply reply
         = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("marked")), {}, &requestId);
-    QCOMPARE(reply.failure.kind, FailureKind::SessionExpired);
+    QCOMPARE(reply.failure.kind(), FailureKind::SessionExpired);
     QCOMPARE(fired.count(), 1);
     const auto fault = fired.first().at(0).value<FaultProxy::Fault>();
     QCOMPARE(fault.id, armedId);
@@ -567,7 +567,7 @@ void TestFaultProxy::cliProxy()
     client.session->start();
     QVERIFY2(ready.wait(WaitMs), qPrintable(client.session->lastError()));
     const Reply expired = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("cli")));
-    QCOMPARE(expired.failure.kind, FailureKind::SessionExpired);
+    QCOMPARE(expired.failure.kind(), FailureKind::SessionExpired);
     const Reply passed = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("cli")));
     QVERIFY2(passed.ok(), qPrintable(passed.describe()));
 

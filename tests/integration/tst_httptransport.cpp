@@ -187,7 +187,7 @@ void TestHttpTransport::deletedSessionIsSessionExpired()
     QTRY_VERIFY_WITH_TIMEOUT(server.output().contains("termination"), WaitMs);
     Reply ping = call(session, QStringLiteral("ping"), {});
     QCOMPARE(ping.status, Reply::Status::Failed);
-    QCOMPARE(ping.failure.kind, FailureKind::SessionExpired);
+    QCOMPARE(ping.failure.kind(), FailureKind::SessionExpired);
     QCOMPARE(ping.failure.sessionId, oldSession);
     QVERIFY(ping.failure.httpStatus == 404 || ping.failure.httpStatus == 400);
     QVERIFY(ping.failure.message.contains(oldSession));

@@ -384,7 +384,7 @@ void TestStdioTransport::missingCommandFailsToStart()
 
     QTRY_COMPARE(spies.failed.count(), 1);
     const TransportFailure failure = spies.failure(0);
-    QCOMPARE(failure.kind, FailureKind::NotSent);
+    QCOMPARE(failure.kind(), FailureKind::NotSent);
     QVERIFY2(failure.message.contains(command), qPrintable(failure.message));
     QVERIFY2(failure.message.contains(ServerName), qPrintable(failure.message));
     QCOMPARE(spies.opened.count(), 0);
