@@ -18,7 +18,9 @@
 // the run pins itself, and so every thread and child it starts, to one CPU, as bench_stdiocall does
 // and for the same reason: a round trip then costs the CPU work of both sides, which is what the
 // ratio compares, not the wake-up latency of a second CPU on a loaded machine. --no-pin measures that
-// way anyway.
+// way anyway. Next to wall time per call, each client's own CPU time per call is printed (the floor's
+// thread, this whole process for the engine, the node process for the SDK): load from elsewhere
+// stretches the first, hardly the second.
 
 #include "engine/serverconnection.h"
 #include "httpfloorclient.h"
@@ -77,6 +79,7 @@ struct Measurement
     double usPerCall = 0; ///< sequential: the timed calls' wall time over their number
     double p50Us = 0;
     double p99Us = 0;
+    double cpuUsPerCall = 0; ///< the client's CPU time (all its threads) over the timed calls, per call
     bool hasBurst = false;
     double burstWallMs = 0; ///< the concurrent sleep calls, first start to last answer
     QString label; ///< what ran, when the helper says more than its name (the SDK's version)
@@ -111,7 +114,7 @@ void dieWithParent(QProcess& process)
     process.setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGKILL); });
 }
 
-void summarize(std::vector<qint64>& latenciesNs, qint64 elapsedNs, Measurement* m)
+void summarize(std::vector<qint64>& latenciesNs, qint64 elapsedNs, qint64 cpuNs, Measurement* m)
 {
     std::sort(latenciesNs.begin(), latenciesNs.end());
     const auto percentile = [&](double p) {
@@ -121,6 +124,7 @@ void summarize(std::vector<qint64>& latenciesNs, qint64 elapsedNs, Measurement* 
     m->usPerCall = double(elapsedNs) / 1000.0 / double(latenciesNs.size());
     m->p50Us = percentile(50);
     m->p99Us = percentile(99);
+    m->cpuUsPerCall = double(cpuNs) / 1000.0 / double(latenciesNs.size());
 }
 
 /// Starts httpechopeer on a free loopback port; returns its MCP endpoint, or empty with error set.
@@ -165,7 +169,7 @@ Measurement runFloor(const Config& config)
         result.error = run.error;
         return result;
     }
-    summarize(run.latenciesNs, run.elapsedNs, &result);
+    summarize(run.latenciesNs, run.elapsedNs, run.cpuNs, &result);
     result.ok = true;
     return result;
 }
@@ -217,6 +221,7 @@ Measurement runEngine(const Config& config)
     QElapsedTimer clock;
     clock.start();
     qint64 timedStartNs = 0;
+    qint64 cpuStartNs = 0; // the whole process: Qt's HTTP thread does part of each call
     qint64 callStartNs = 0;
 
     std::function<void()> startBurst;
@@ -236,10 +241,12 @@ Measurement runEngine(const Config& config)
         }
         if (completed >= config.warmup)
             latenciesNs.push_back(endNs - callStartNs);
-        if (++completed == config.warmup)
+        if (++completed == config.warmup) {
             timedStartNs = clock.nsecsElapsed();
+            cpuStartNs = cpuTimeNs(true);
+        }
         if (completed == total) {
-            summarize(latenciesNs, endNs - timedStartNs, &result);
+            summarize(latenciesNs, endNs - timedStartNs, cpuTimeNs(true) - cpuStartNs, &result);
             startBurst();
             return;
         }
@@ -283,8 +290,10 @@ Measurement runEngine(const Config& config)
             stop(u"the HTTP echo peer did not list a read-only tool \"echo\""_s);
             return;
         }
-        if (config.warmup == 0)
+        if (config.warmup == 0) {
             timedStartNs = clock.nsecsElapsed();
+            cpuStartNs = cpuTimeNs(true);
+        }
         callNext();
     });
     connection.connectToServer();
@@ -347,6 +356,7 @@ Measurement runSdk(const Config& config)
     result.usPerCall = sequential.value(u"seconds"_s).toDouble() * 1e6 / double(config.calls);
     result.p50Us = sequential.value(u"p50Us"_s).toDouble();
     result.p99Us = sequential.value(u"p99Us"_s).toDouble();
+    result.cpuUsPerCall = sequential.value(u"cpuUsPerCall"_s).toDouble();
     result.hasBurst = config.sleepCalls > 0;
     result.burstWallMs = sleep.value(u"wallMs"_s).toDouble();
     result.label
@@ -369,10 +379,11 @@ Measurement measure(ClientKind kind, const Config& config)
 
 QString resultLine(const QString& name, const Measurement& m)
 {
-    return u"%1 %2 %3 %4 %5"_s.arg(name, -22)
+    return u"%1 %2 %3 %4 %5 %6"_s.arg(name, -22)
         .arg(m.usPerCall, 9, 'f', 1)
         .arg(m.p50Us, 9, 'f', 1)
         .arg(m.p99Us, 9, 'f', 1)
+        .arg(m.cpuUsPerCall, 9, 'f', 1)
         .arg(m.hasBurst ? QString::number(m.burstWallMs, 'f', 0) : u"-"_s, 12);
 }
 
@@ -472,10 +483,11 @@ int main(int argc, char** argv)
               .arg(config.rounds)
               .arg(placement));
 
-    const QString header = u"%1 %2 %3 %4 %5"_s.arg(u"client"_s, -22)
+    const QString header = u"%1 %2 %3 %4 %5 %6"_s.arg(u"client"_s, -22)
                                .arg(u"µs/call"_s, 9)
                                .arg(u"p50 µs"_s, 9)
                                .arg(u"p99 µs"_s, 9)
+                               .arg(u"CPU µs"_s, 9)
                                .arg(u"burst ms"_s, 12);
     print(u"\n           "_s + header + u'\n');
     bool anyFailed = false;
@@ -539,6 +551,16 @@ int main(int argc, char** argv)
     if (usable(ClientKind::Sdk) && usable(ClientKind::Engine)) {
         const double ratio = best(ClientKind::Sdk) / best(ClientKind::Engine);
         ratios += ratioLine(u"SDK / engine, sequential"_s, QString::number(ratio, 'f', 2), u"-"_s, u"-"_s);
+    }
+    // Client CPU per call says what each side costs whatever the machine's load adds to the wall time.
+    const auto cpu = [&](ClientKind kind) { return rows.at(qsizetype(kind)).best.cpuUsPerCall; };
+    if (usable(ClientKind::Engine) && usable(ClientKind::Floor) && cpu(ClientKind::Floor) > 0) {
+        ratios += ratioLine(u"engine / floor, client CPU per call"_s,
+            QString::number(cpu(ClientKind::Engine) / cpu(ClientKind::Floor), 'f', 2), u"-"_s, u"-"_s);
+    }
+    if (usable(ClientKind::Sdk) && usable(ClientKind::Engine) && cpu(ClientKind::Engine) > 0) {
+        ratios += ratioLine(u"SDK / engine, client CPU per call"_s,
+            QString::number(cpu(ClientKind::Sdk) / cpu(ClientKind::Engine), 'f', 2), u"-"_s, u"-"_s);
     }
     if (config.sleepCalls > 0) {
         const double goalMs = ConcurrentGoalFactor * config.sleepMs;

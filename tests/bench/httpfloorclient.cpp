@@ -8,6 +8,7 @@
 #include <cstring>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -120,6 +121,14 @@ std::nullopt_t HttpFloorClient::fail(QString* error, const std::string& what)
     return std::nullopt;
 }
 
+qint64 cpuTimeNs(bool wholeProcess)
+{
+    rusage usage {};
+    ::getrusage(wholeProcess ? RUSAGE_SELF : RUSAGE_THREAD, &usage);
+    const auto ns = [](const timeval& t) { return qint64(t.tv_sec) * 1'000'000'000 + qint64(t.tv_usec) * 1000; };
+    return ns(usage.ru_utime) + ns(usage.ru_stime);
+}
+
 HttpFloorRun runHttpFloor(
     const QUrl& url, const std::string& protocolVersion, int warmup, int calls, std::string_view expectedText)
 {
@@ -148,9 +157,12 @@ HttpFloorRun runHttpFloor(
     QElapsedTimer clock;
     clock.start();
     qint64 timedStartNs = 0;
+    qint64 cpuStartNs = 0;
     for (int i = 0; i < warmup + calls; ++i) {
-        if (i == warmup)
+        if (i == warmup) {
             timedStartNs = clock.nsecsElapsed();
+            cpuStartNs = cpuTimeNs(false);
+        }
         const qint64 startNs = clock.nsecsElapsed();
         const std::string id = std::to_string(i + 1);
         const auto body = client.request("POST",
@@ -170,6 +182,7 @@ HttpFloorRun runHttpFloor(
             result.latenciesNs.push_back(clock.nsecsElapsed() - startNs);
     }
     result.elapsedNs = clock.nsecsElapsed() - timedStartNs;
+    result.cpuNs = cpuTimeNs(false) - cpuStartNs;
     QString ignored;
     client.request("DELETE", {}, &ignored); // ends the session on the server; its answer does not matter
     result.ok = true;

@@ -52,7 +52,11 @@ struct HttpFloorRun
     QString error;
     std::vector<qint64> latenciesNs; ///< each timed call, in order
     qint64 elapsedNs = 0; ///< all timed calls
+    qint64 cpuNs = 0; ///< CPU time (user and system) of the thread that made the timed calls
 };
+
+/// CPU time (user and system) used so far by the calling thread, or with wholeProcess by all its threads.
+qint64 cpuTimeNs(bool wholeProcess);
 
 /// Blocks: run it on a thread of its own. expectedText is what the server's reply must contain (the
 /// echo as the server words it, "Echo: hello" or "hello"); the reply must also carry the call's id.

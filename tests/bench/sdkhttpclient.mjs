@@ -10,8 +10,9 @@
 // project's httpechopeer: "hello"). A concurrency of 0 skips the concurrent mode.
 // Prints one JSON line on stdout:
 //   {"client":"sdk","sdkVersion":…,"node":…,"sequential":{…},"concurrent":{…},"sleep":{…}}
-// where each mode is {"calls":N,"seconds":S,"callsPerSec":R,"p50Us":X,"p99Us":Y} (concurrent absent at
-// concurrency 0) and sleep, with --sleep only, is {"calls":N,"ms":M,"wallMs":W,"maxCallMs":C}.
+// where each mode is {"calls":N,"seconds":S,"callsPerSec":R,"p50Us":X,"p99Us":Y,"cpuUsPerCall":C}
+// (C: the process's CPU time, all threads, over the timed calls; concurrent is absent at concurrency
+// 0), and sleep, with --sleep only, is {"calls":N,"ms":M,"wallMs":W,"maxCallMs":C}.
 //
 // ESM ignores NODE_PATH and this file does not live under tests/peers, so the SDK is imported
 // by absolute path from the peers' node_modules (the pinned install), not by bare specifier.
@@ -124,10 +125,13 @@ function percentile(sorted, p) {
 async function measure(width) {
     await run(warmup, width);
     const start = performance.now();
+    const cpuStart = process.cpuUsage();
     const latencies = await run(calls, width);
     const seconds = (performance.now() - start) / 1000;
+    const cpu = process.cpuUsage(cpuStart);
     latencies.sort((a, b) => a - b);
-    return { calls, seconds, callsPerSec: calls / seconds, p50Us: percentile(latencies, 50), p99Us: percentile(latencies, 99) };
+    return { calls, seconds, callsPerSec: calls / seconds, p50Us: percentile(latencies, 50), p99Us: percentile(latencies, 99),
+        cpuUsPerCall: (cpu.user + cpu.system) / calls };
 }
 
 const sequential = await measure(1);
