@@ -25,6 +25,7 @@
 // meets the server right after the same other client; the best round counts. --url measures
 // against a server started elsewhere (to profile either side alone).
 
+#include "httpfloorclient.h"
 #include "session/clientsession.h"
 #include "transport/streamablehttptransport.h"
 
@@ -42,21 +43,13 @@
 #include <QTimer>
 
 #include <algorithm>
-#include <arpa/inet.h>
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <memory>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <optional>
 #include <string>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 using namespace mcpscope;
@@ -250,184 +243,19 @@ ModeResult summarize(std::vector<qint64>& latenciesNs, int calls, qint64 elapsed
     return result;
 }
 
-/// The floor: a bare HTTP/1.1 client on one keep-alive socket, blocking reads and writes, parsing no
-/// more than it takes to find where each response ends. Sequential only. It offers the same protocol
-/// version as the engine, so the server takes the same path for it; what it reaches is the most any
-/// client can reach on this server.
-class FloorClient
-{
-public:
-    ~FloorClient()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-    }
-
-    bool connectTo(const QUrl& url, QString* error)
-    {
-        m_host = url.authority().toStdString();
-        m_path = url.path().toStdString();
-        m_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address {};
-        address.sin_family = AF_INET;
-        address.sin_port = htons(quint16(url.port(80)));
-        const int one = 1;
-        if (m_fd < 0 || ::inet_pton(AF_INET, url.host().toLatin1().constData(), &address.sin_addr) != 1
-            || ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0
-            || ::connect(m_fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
-            *error = u"the floor client could not connect to %1: %2"_s.arg(
-                url.toString(), QString::fromLocal8Bit(std::strerror(errno)));
-            return false;
-        }
-        return true;
-    }
-
-    /// Sends one request (a POST of one JSON-RPC message, or a DELETE); returns the response body,
-    /// SSE text or JSON, undecoded.
-    std::optional<std::string> request(const char* method, const std::string& json, QString* error)
-    {
-        std::string request = method + (" " + m_path) + " HTTP/1.1\r\nHost: " + m_host
-            + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n";
-        if (!m_sessionId.empty())
-            request += "Mcp-Session-Id: " + m_sessionId + "\r\nMCP-Protocol-Version: " + m_protocolVersion + "\r\n";
-        request += "Content-Length: " + std::to_string(json.size()) + "\r\n\r\n" + json;
-        for (size_t sent = 0; sent < request.size();) {
-            const ssize_t n = ::send(m_fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-            if (n <= 0)
-                return fail(error, "send failed");
-            sent += size_t(n);
-        }
-        size_t headerEnd;
-        while ((headerEnd = m_buffer.find("\r\n\r\n")) == std::string::npos) {
-            if (!fill())
-                return fail(error, "the server closed the connection");
-        }
-        const std::string rawHead = m_buffer.substr(0, headerEnd);
-        m_buffer.erase(0, headerEnd + 4);
-        std::string head = rawHead;
-        std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        if (head.compare(0, 9, "http/1.1 ") != 0 || head.size() < 10 || head[9] != '2')
-            return fail(error, "HTTP status " + rawHead.substr(0, rawHead.find('\r')));
-        if (const auto at = head.find("\r\nmcp-session-id: "); at != std::string::npos) {
-            const size_t start = at + 18; // same offset in the raw head: the id's case matters
-            m_lastSessionId = rawHead.substr(start, rawHead.find("\r\n", start) - start);
-        }
-        std::string body;
-        if (head.find("\r\ntransfer-encoding: chunked") != std::string::npos) {
-            for (;;) {
-                size_t lineEnd;
-                while ((lineEnd = m_buffer.find("\r\n")) == std::string::npos) {
-                    if (!fill())
-                        return fail(error, "the server closed the connection in a chunked body");
-                }
-                const size_t size = std::stoul(m_buffer.substr(0, lineEnd), nullptr, 16);
-                while (m_buffer.size() < lineEnd + 2 + size + 2) {
-                    if (!fill())
-                        return fail(error, "the server closed the connection in a chunk");
-                }
-                body.append(m_buffer, lineEnd + 2, size);
-                m_buffer.erase(0, lineEnd + 2 + size + 2);
-                if (size == 0)
-                    break; // no trailers from this server: the last chunk ends with an empty line
-            }
-        } else if (const auto at = head.find("\r\ncontent-length: "); at != std::string::npos) {
-            const size_t length = std::stoul(head.substr(at + 18));
-            while (m_buffer.size() < length) {
-                if (!fill())
-                    return fail(error, "the server closed the connection in a body");
-            }
-            body = m_buffer.substr(0, length);
-            m_buffer.erase(0, length);
-        }
-        return body;
-    }
-
-    /// From now on, sends the session id of the last response that had one, and this version.
-    void useSession(std::string protocolVersion)
-    {
-        m_sessionId = m_lastSessionId;
-        m_protocolVersion = std::move(protocolVersion);
-    }
-    bool hasSession() const { return !m_lastSessionId.empty(); }
-
-private:
-    bool fill()
-    {
-        char chunk[16384];
-        const ssize_t n = ::recv(m_fd, chunk, sizeof chunk, 0);
-        if (n <= 0)
-            return false;
-        m_buffer.append(chunk, size_t(n));
-        return true;
-    }
-
-    static std::nullopt_t fail(QString* error, const std::string& what)
-    {
-        *error = u"the floor client: %1"_s.arg(QString::fromStdString(what));
-        return std::nullopt;
-    }
-
-    int m_fd = -1;
-    std::string m_host;
-    std::string m_path;
-    std::string m_buffer;
-    std::string m_sessionId;
-    std::string m_lastSessionId;
-    std::string m_protocolVersion;
-};
-
+// The floor (httpfloorclient.h), sequential only. It offers the same protocol version as the engine,
+// so the server takes the same path for it.
 Measurement runFloorThread(const Config& config)
 {
     Measurement result;
     result.hasMode[int(Mode::Concurrent)] = false;
-    FloorClient client;
-    if (!client.connectTo(QUrl(config.url), &result.error))
-        return result;
     const std::string version = ClientSession::supportedProtocolVersions().constFirst().toStdString();
-    const auto initialize = client.request("POST",
-        R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":")" + version
-            + R"(","capabilities":{},"clientInfo":{"name":"mcpscope-bench-floor","version":"1.0.0"}}})",
-        &result.error);
-    if (!initialize)
-        return result;
-    if (initialize->find(R"("protocolVersion":")" + version + '"') == std::string::npos || !client.hasSession()) {
-        result.error = u"the floor client's initialize got no session or another version: %1"_s.arg(
-            QString::fromStdString(*initialize));
+    HttpFloorRun run = runHttpFloor(QUrl(config.url), version, config.warmup, config.calls, "Echo: hello");
+    if (!run.ok) {
+        result.error = run.error;
         return result;
     }
-    client.useSession(version);
-    if (!client.request("POST", R"({"jsonrpc":"2.0","method":"notifications/initialized"})", &result.error))
-        return result;
-
-    std::vector<qint64> latenciesNs;
-    latenciesNs.reserve(size_t(config.calls));
-    QElapsedTimer clock;
-    clock.start();
-    qint64 timedStartNs = 0;
-    for (int i = 0; i < config.warmup + config.calls; ++i) {
-        if (i == config.warmup)
-            timedStartNs = clock.nsecsElapsed();
-        const qint64 startNs = clock.nsecsElapsed();
-        const std::string id = std::to_string(i + 1);
-        const auto body = client.request("POST",
-            R"({"jsonrpc":"2.0","id":)" + id
-                + R"(,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hello"}}})",
-            &result.error);
-        if (!body)
-            return result;
-        // No decoding: the reply must carry this id and the echo, and no error.
-        const bool hasId = body->find(R"("id":)" + id + '}') != std::string::npos
-            || body->find(R"("id":)" + id + ',') != std::string::npos;
-        if (!hasId || body->find("Echo: hello") == std::string::npos || body->find(R"("error")") != std::string::npos) {
-            result.error = u"floor call %1 did not echo \"hello\": %2"_s.arg(i).arg(QString::fromStdString(*body));
-            return result;
-        }
-        if (i >= config.warmup)
-            latenciesNs.push_back(clock.nsecsElapsed() - startNs);
-    }
-    result.modes[int(Mode::Sequential)] = summarize(latenciesNs, config.calls, clock.nsecsElapsed() - timedStartNs);
-    client.request("DELETE", {}, &result.error); // ends the session on the server; its answer does not matter
-    result.error.clear();
+    result.modes[int(Mode::Sequential)] = summarize(run.latenciesNs, config.calls, run.elapsedNs);
     result.ok = true;
     return result;
 }
