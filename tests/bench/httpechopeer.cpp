@@ -14,7 +14,7 @@
 //
 // Usage: httpechopeer [port]   (0 or none: any free port). Prints "listening PORT" once it listens.
 
-#include "fault/httpwire.h"
+#include "transport/httpwire.h"
 
 #include <QCoreApplication>
 #include <QHostAddress>
