@@ -180,11 +180,18 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
     if (isRequest) {
         m_inFlight.insert(idKey(id), { id, reply, std::move(wire) });
         connect(reply, &HttpReply::requestWritten, this, [this, id] { Q_EMIT requestWritten(id); });
+    } else {
+        m_notifications.removeAll(nullptr);
+        m_notifications.append(reply);
     }
     connect(reply, &HttpReply::finished, this, [this, reply, id, isRequest, what, sessionIdSent] {
         reply->deleteLater();
-        if (m_closing)
+        if (!isRequest)
+            m_notifications.removeAll(reply);
+        if (m_closing) {
+            closeWhenQuiet();
             return;
+        }
         const QByteArray body = reply->readAll();
         const auto it = isRequest ? m_inFlight.find(idKey(id)) : m_inFlight.end();
         if (it != m_inFlight.end() && it->wire) {
@@ -219,7 +226,31 @@ void LegacySseTransport::close()
     if (m_closing)
         return;
     m_closing = true;
-    m_http.abortAll();
+    if (m_stream) {
+        m_stream->disconnect(this);
+        m_stream->abort();
+    }
+    for (const InFlight& request : std::as_const(m_inFlight)) {
+        if (request.post) {
+            request.post->disconnect(this);
+            request.post->abort();
+        }
+    }
+    m_inFlight.clear();
+    m_notifications.removeAll(nullptr);
+    // Whatever notification is still on its way after a moment is given up.
+    QTimer::singleShot(m_notifications.isEmpty() ? 0 : 2000, this, [this] {
+        m_http.abortAll();
+        m_notifications.clear();
+        closeWhenQuiet();
+    });
+}
+
+void LegacySseTransport::closeWhenQuiet()
+{
+    m_notifications.removeAll(nullptr);
+    if (!m_notifications.isEmpty() || std::exchange(m_closed, true))
+        return;
     QTimer::singleShot(0, this, [this] { Q_EMIT closed(); });
 }
 

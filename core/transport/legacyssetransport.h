@@ -52,6 +52,11 @@ private:
 
     QHash<QString, InFlight> m_inFlight; ///< requests posted and not yet answered on the stream
     bool m_killed = false; ///< abort() ran: what fails now was dropped by the user
+    /// Notification and response POSTs on their way; close() lets them through first (a timed-out
+    /// call's notifications/cancelled), for a moment.
+    QList<QPointer<HttpReply>> m_notifications;
+    void closeWhenQuiet();
+    bool m_closed = false;
 };
 
 } // namespace mcpscope

@@ -74,8 +74,10 @@ HttpRequest StreamableHttpTransport::makeRequest(const QByteArray& method) const
 void StreamableHttpTransport::setProtocolVersion(const QString& version)
 {
     m_protocolVersion = version;
-    // The server→client stream is opened once the session is established.
-    QTimer::singleShot(0, this, &StreamableHttpTransport::openGetStream);
+    // The server→client stream opens now, before notifications/initialized goes out: a server that
+    // answers initialized with notifications (tools/list_changed after registering tools for the
+    // client's capabilities) sends them on this stream, and drops them while it is not open.
+    openGetStream();
 }
 
 void StreamableHttpTransport::send(const JsonRpcMessage& message)
