@@ -449,6 +449,14 @@ int CliApp::start(const QStringList& arguments)
     connect(m_connection, &ServerConnection::failed, this, [this](const QString& message) {
         if (m_exitCode >= 0)
             return;
+        // Once the command runs, its own calls say how they ended: a child that dies mid-call is
+        // respawned and the call ends by R4 or R5, and the next `run` step goes to the new child.
+        // Quitting here would close the session and turn those calls into cancelled ones.
+        if (m_commandStarted) {
+            m_err << "mcpscope-cli: " << message << '\n';
+            m_err.flush();
+            return;
+        }
         const ClientSession* session = m_connection->session();
         fail(message, session ? exitCodeFor(session->lastFailureKind()) : ExitTransportFailure);
     });
