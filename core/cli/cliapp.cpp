@@ -79,7 +79,9 @@ QString CliApp::helpText()
         "  ping                        round trip\n"
         "  run SCRIPT|-                steps, one per line, through the recovery engine: call TOOL JSON, tools,\n"
         "                              ping, expire [server|client], reconnect, kill, fault NAME [N] [ARGS],\n"
-        "                              breaker open|reset, wait MS, # comment (one JSON object per step)\n"
+        "                              breaker open|reset, wait MS, parallel N STEP (N copies of STEP at once;\n"
+        "                              waits for all, one object per copy with \"copy\": 1..N), # comment\n"
+        "                              (one JSON object per step)\n"
         "  conformance URL             client mode for the MCP conformance suite (alone, without server selection;\n"
         "                              reads MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT)\n"
         "  proxy --upstream URL [--listen PORT] [--control PORT]\n"
@@ -356,6 +358,13 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
             return false;
         }
         m_script = QString::fromUtf8(script.readAll());
+        // Checked before any server starts, so a typo costs nothing.
+        ScriptRunner probe(nullptr, nullptr, m_out);
+        QString scriptError;
+        if (!probe.load(m_script, &scriptError)) {
+            *error = tr("script %1: %2").arg(m_commandArgs.first(), scriptError);
+            return false;
+        }
     }
     if (parser.isSet(logOpt)) {
         m_log = std::make_unique<QFile>(parser.value(logOpt));
