@@ -277,6 +277,10 @@ void writeAttempt(CompactWriter& w, const CallAttempt& a)
         w.key("exchange", &first);
         w.object(a.exchange.toJson());
     }
+    if (a.exitCode) {
+        w.key("exitCode", &first);
+        w.integer(*a.exitCode);
+    }
     if (a.failureKind) {
         w.key("failureKind", &first);
         w.string(failureKindName(*a.failureKind));
@@ -295,6 +299,10 @@ void writeAttempt(CompactWriter& w, const CallAttempt& a)
     w.integer(a.sentAt);
     w.key("sessionId", &first);
     w.string(a.sessionId);
+    if (a.signal) {
+        w.key("signal", &first);
+        w.integer(a.signal);
+    }
     w.key("written", &first);
     w.boolean(a.written);
     w.raw('}');
@@ -397,6 +405,10 @@ QJsonObject CallAttempt::toJson() const
         o.insert(QStringLiteral("error"), error);
     if (!exchange.isEmpty())
         o.insert(QStringLiteral("exchange"), exchange.toJson());
+    if (exitCode)
+        o.insert(QStringLiteral("exitCode"), *exitCode);
+    if (signal)
+        o.insert(QStringLiteral("signal"), signal);
     return o;
 }
 
@@ -415,6 +427,9 @@ CallAttempt CallAttempt::fromJson(const QJsonObject& o)
     a.verdict = verdictFromName(str(o, "dispatch"));
     a.error = str(o, "error");
     a.exchange = WireExchange::fromJson(o.value(QLatin1String("exchange")).toObject());
+    if (o.value(QLatin1String("exitCode")).isDouble())
+        a.exitCode = int(num(o, "exitCode"));
+    a.signal = int(num(o, "signal"));
     return a;
 }
 

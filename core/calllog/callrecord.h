@@ -46,6 +46,10 @@ struct CallAttempt
     std::optional<FailureKind> failureKind;
     std::optional<DispatchVerdict> verdict;
     QString error;
+    /// stdio: how the child ended when it died with this request in flight, as the record's proof of
+    /// what the server did: its exit code, or the signal that killed it (0 for none).
+    std::optional<int> exitCode;
+    int signal = 0;
     /// What went over the wire for this attempt: its HTTP requests or its stdio lines. Empty when
     /// nothing was sent, or for records written before McpScope kept it.
     WireExchange exchange;

@@ -79,7 +79,9 @@ QString CliApp::helpText()
         "  ping                        round trip\n"
         "  run SCRIPT|-                steps, one per line, through the recovery engine: call TOOL JSON, tools,\n"
         "                              ping, expire [server|client], reconnect, kill, fault NAME [N] [ARGS],\n"
-        "                              breaker open|reset, wait MS, # comment (one JSON object per step)\n"
+        "                              breaker open|reset, wait MS, parallel N STEP (N copies of STEP at once;\n"
+        "                              waits for all, one object per copy with \"copy\": 1..N), # comment\n"
+        "                              (one JSON object per step)\n"
         "  conformance URL             client mode for the MCP conformance suite (alone, without server selection;\n"
         "                              reads MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT)\n"
         "  proxy --upstream URL [--listen PORT] [--control PORT]\n"
@@ -356,6 +358,13 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
             return false;
         }
         m_script = QString::fromUtf8(script.readAll());
+        // Checked before any server starts, so a typo costs nothing.
+        ScriptRunner probe(nullptr, nullptr, m_out);
+        QString scriptError;
+        if (!probe.load(m_script, &scriptError)) {
+            *error = tr("script %1: %2").arg(m_commandArgs.first(), scriptError);
+            return false;
+        }
     }
     if (parser.isSet(logOpt)) {
         m_log = std::make_unique<QFile>(parser.value(logOpt));
@@ -449,6 +458,14 @@ int CliApp::start(const QStringList& arguments)
     connect(m_connection, &ServerConnection::failed, this, [this](const QString& message) {
         if (m_exitCode >= 0)
             return;
+        // Once the command runs, its own calls say how they ended: a child that dies mid-call is
+        // respawned and the call ends by R4 or R5, and the next `run` step goes to the new child.
+        // Quitting here would close the session and turn those calls into cancelled ones.
+        if (m_commandStarted) {
+            m_err << "mcpscope-cli: " << message << '\n';
+            m_err.flush();
+            return;
+        }
         const ClientSession* session = m_connection->session();
         fail(message, session ? exitCodeFor(session->lastFailureKind()) : ExitTransportFailure);
     });

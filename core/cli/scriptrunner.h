@@ -7,6 +7,8 @@
 #include <QStringList>
 #include <QTextStream>
 
+#include <functional>
+
 namespace mcpscope {
 
 class FaultProxy;
@@ -15,7 +17,9 @@ class ServerConnection;
 /// `mcpscope-cli run`: one step per line, run in order through the recovery engine, one JSON
 /// object printed per step. Steps:
 ///   call TOOL [JSON] | tools | ping | expire [server|client] | reconnect | kill
-///   fault NAME [N] [ARGS] | breaker open|reset | wait MS | # comment
+///   fault NAME [N] [ARGS] | breaker open|reset | wait MS | parallel N STEP | # comment
+/// `parallel N STEP` starts N copies of STEP at once and goes on when all have ended; each copy
+/// prints its own object, as it ends, with "copy": 1..N.
 /// HTTP faults (expire-before, expire-after, cut-after, auth-401, delay MS, drop-stream; ARGS may add
 /// method=M or tool=T) need the embedded fault proxy; stdio faults are kill-after-write, close-stdin
 /// and delay MS. finished() carries the exit code of the last failing step (0 when none failed).
@@ -36,9 +40,14 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    using StepDone = std::function<void(QJsonObject object, int exitCode)>;
+
+    bool validateStep(const QString& line, int lineNumber, QString* error, bool inParallel = false);
     void next();
-    void emitStep(QJsonObject object, int exitCode);
-    void runCall(const QString& method, const QJsonObject& params, const QString& tool);
+    /// Runs one step (not a parallel one); done gets its object, once.
+    void runStep(const QString& text, StepDone done);
+    void print(QJsonObject object, int exitCode);
+    void runCall(const QString& method, const QJsonObject& params, const QString& tool, StepDone done);
 
     QPointer<ServerConnection> m_connection;
     QPointer<FaultProxy> m_proxy;

@@ -612,6 +612,11 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
     }
     attempt.written = reply.written;
     attempt.httpStatus = reply.failure.httpStatus;
+    // A stdio child that died with the request in flight: the record names how it ended.
+    if (reply.status == Reply::Status::Failed && reply.failure.crashed)
+        attempt.signal = reply.failure.exitCode;
+    else if (reply.status == Reply::Status::Failed && reply.failure.exitCode >= 0)
+        attempt.exitCode = reply.failure.exitCode;
     // When the answer began to arrive: the wire exchange knows (HTTP response start, stdio answer line).
     for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
         if (http.firstByteAt > 0) {

@@ -168,6 +168,12 @@ void ClientSession::onInitializeReply(const Reply& reply)
 
 void ClientSession::fail(const QString& message, FailureKind kind)
 {
+    if (enterFailed(message, kind))
+        Q_EMIT failed(message);
+}
+
+bool ClientSession::enterFailed(const QString& message, FailureKind kind)
+{
     m_lastError = message;
     m_lastFailureKind = kind;
     m_keepalive.stop();
@@ -181,10 +187,10 @@ void ClientSession::fail(const QString& message, FailureKind kind)
         reply.failure.message = message;
         finish(idKey(q.message.id), reply);
     }
-    if (m_state != State::Failed) {
-        setState(State::Failed);
-        Q_EMIT failed(message);
-    }
+    if (m_state == State::Failed)
+        return false;
+    setState(State::Failed);
+    return true;
 }
 
 QJsonValue ClientSession::request(const QString& method, const QJsonObject& params, const RequestOptions& options,
@@ -441,13 +447,22 @@ void ClientSession::onChannelFailed(const TransportFailure& failure)
         m_initializeFailure = failure;
         message = tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, failure.message);
     }
-    fail(message, failure.kind());
+    // Failed before abandonAll(): the callers it wakes must not see a session that still looks ready.
+    // failed() only after it: whoever hears failed() may close the session (the CLI quits on it), and
+    // a close would end the requests still in flight as cancelled instead of by the failure's own kind,
+    // which is what R4/R5 decide on (RECOVERY.md §3, stdio).
+    const bool announce = enterFailed(message, failure.kind());
     abandonAll(failure);
+    if (announce)
+        Q_EMIT failed(message);
 }
 
 void ClientSession::abandonAll(const TransportFailure& failure)
 {
+    // Both taken before any handler runs: a handler that closes the session must not turn the queued
+    // requests into cancelled ones.
     const QList<RequestTracker::Entry> entries = m_tracker.abandonAll();
+    const QList<Queued> queued = std::exchange(m_queue, {});
     for (const RequestTracker::Entry& entry : entries) {
         const QString key = idKey(entry.id);
         Reply reply;
@@ -461,7 +476,6 @@ void ClientSession::abandonAll(const TransportFailure& failure)
         reply.elapsedMs = m_tracker.now() - entry.startedAt;
         finish(key, reply);
     }
-    const QList<Queued> queued = std::exchange(m_queue, {});
     for (const Queued& q : queued) {
         Reply reply;
         reply.status = Reply::Status::Failed;

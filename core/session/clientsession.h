@@ -190,6 +190,8 @@ private:
     void sendInitialize();
     void onInitializeReply(const Reply& reply);
     void fail(const QString& message, FailureKind kind);
+    /// fail() without the failed() signal; true when the session was not failed before.
+    bool enterFailed(const QString& message, FailureKind kind);
     void dispatch(const JsonRpcMessage& message, const RequestOptions& options);
     void onMessage(const JsonRpcMessage& message);
     void onReply(const JsonRpcMessage& message);

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sys/types.h>
 #include <unistd.h>
+#include <utility>
 
 namespace mcpscope {
 
@@ -35,6 +36,22 @@ void closeFd(int& fd)
         ::close(fd);
         fd = -1;
     }
+}
+
+// "9 (SIGKILL)": the number alone means little to most people, the name alone hides what the
+// kernel reported.
+QString signalDescription(int signal)
+{
+    static const std::pair<int, const char*> names[] = { { SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" },
+        { SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" }, { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" },
+        { SIGBUS, "SIGBUS" }, { SIGFPE, "SIGFPE" }, { SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" },
+        { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" }, { SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" },
+        { SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" }, { SIGXFSZ, "SIGXFSZ" } };
+    for (const auto& [number, name] : names) {
+        if (number == signal)
+            return QString::number(signal) + QStringLiteral(" (") + QLatin1String(name) + QLatin1Char(')');
+    }
+    return QString::number(signal);
 }
 
 // Fds 0-2 would be overwritten in the child by QProcess's own redirections before ours.
@@ -610,8 +627,10 @@ void StdioTransport::onFinished(int exitCode, QProcess::ExitStatus status)
     failure.exitCode = exitCode;
     failure.crashed = status == QProcess::CrashExit;
     failure.sessionId = sessionId();
+    // QProcess reports the signal's number as the exit code of a child a signal ended.
     failure.message = status == QProcess::CrashExit
-        ? tr("stdio server '%1' (%2) was killed by a signal.").arg(m_options.serverName, sessionId())
+        ? tr("stdio server '%1' (%2) was killed by signal %3.")
+              .arg(m_options.serverName, sessionId(), signalDescription(exitCode))
         : tr("stdio server '%1' (%2) exited with code %3.").arg(m_options.serverName, sessionId()).arg(exitCode);
     signalGroup(SIGKILL);
     // The requests that died with the channel: what was written for them is all there is.

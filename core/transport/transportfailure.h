@@ -65,7 +65,7 @@ struct TransportFailure
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray bodyExcerpt;
     QString networkError; ///< socket, TLS or process error text
-    int exitCode = -1; ///< stdio: child exit code, if it exited
+    int exitCode = -1; ///< stdio: child exit code, if it exited; the signal's number when crashed
     bool crashed = false; ///< stdio: child ended by a signal
     QString sessionId; ///< the session id the request carried, if any
     QString message; ///< one sentence for people, naming the server and what failed

@@ -222,6 +222,8 @@ void readLedger(const QString& path, LedgerCounts* counts)
         if (line.trimmed().isEmpty())
             continue;
         const QJsonObject entry = QJsonDocument::fromJson(line).object();
+        if (entry.contains("event"_L1))
+            continue; // the peer's initialize and cancelled lines are no tool runs
         ++counts->entries;
         const QString callId = entry.value("attempt"_L1).toObject().value("callId"_L1).toString();
         if (callId.isEmpty()) {

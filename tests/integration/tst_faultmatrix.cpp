@@ -37,6 +37,7 @@ struct Ledger
 {
     QString path;
 
+    /// The tool runs; the peer's event lines (initialize, cancelled) are no runs.
     QList<QJsonObject> entries() const
     {
         QList<QJsonObject> out;
@@ -44,8 +45,11 @@ struct Ledger
         if (!file.open(QIODevice::ReadOnly))
             return out;
         for (const QByteArray& line : file.readAll().split('\n')) {
-            if (!line.trimmed().isEmpty())
-                out.append(QJsonDocument::fromJson(line).object());
+            if (line.trimmed().isEmpty())
+                continue;
+            const QJsonObject entry = QJsonDocument::fromJson(line).object();
+            if (!entry.contains(QLatin1String("event")))
+                out.append(entry);
         }
         return out;
     }

@@ -316,18 +316,22 @@ void TestHarExport::stdioRequestWithoutAnswerKeepsItsLine()
     QFile file(script);
     QVERIFY(file.open(QIODevice::WriteOnly));
     // The server dies right after the request is written: that line is all the attempt has. (The CLI
-    // gives up once its server dies, so the call ends there.)
+    // respawns it and sends the read-only echo once more, R4: the second attempt has its answer.)
     file.write("fault kill-after-write\ncall echo {\"message\": \"killed\"}\n");
     file.close();
     const QString log = m_dir.filePath(QStringLiteral("kill.jsonl"));
     const QString command = u'"' + nodeBinary() + QStringLiteral("\" \"") + everythingScript() + u'"';
     const CliRun run
         = runCli({ QStringLiteral("--stdio"), command, QStringLiteral("--log"), log, QStringLiteral("run"), script });
-    QVERIFY2(run.exitCode != 0, run.err.constData());
+    QVERIFY2(run.exitCode == 0, run.err.constData());
     const QList<CallRecord> records = readLog(log);
     QCOMPARE(records.size(), 1);
+    QCOMPARE(records.first().rule, QStringLiteral("R4"));
+    QCOMPARE(records.first().attempts.size(), 2);
+    QCOMPARE(records.first().attempts.last().exchange.stdio.size(), 2);
     const CallAttempt& killed = records.first().attempts.first();
     QVERIFY(killed.written);
+    QCOMPARE(killed.signal, 9);
     QCOMPARE(killed.exchange.stdio.size(), 1);
     const StdioLine& line = killed.exchange.stdio.first();
     QVERIFY(line.outgoing);

@@ -8,6 +8,10 @@
 //   set {key, value}    idempotentHint: true (not read-only)
 //   sleep {ms}          readOnlyHint: true: waits, then answers
 //   sleep-write {ms}    write-capable: records the run, waits, then answers
+// Besides tool runs, the ledger holds event lines, which have "event" and never "tool":
+//   {"event":"initialize", session, pid, at}             every initialize the server handled
+//   {"event":"cancelled", tool, attempt, requestId, reason, session, pid, at}
+//                                                        a sleep or sleep-write that notifications/cancelled ended
 // Usage: node ledger-peer.mjs stdio LEDGER_FILE
 //        node ledger-peer.mjs http PORT LEDGER_FILE   (prints "listening PORT")
 import fs from 'node:fs';
@@ -38,6 +42,49 @@ function entries() {
 
 const text = (t) => ({ content: [{ type: 'text', text: String(t) }] });
 
+// --- Event lines (initialize, cancelled): what the CLI's recovery and timeout tests count. ---
+function recordEvent(event, extra, fields) {
+  fs.appendFileSync(ledger, JSON.stringify({ event, ...fields, pid: process.pid,
+    session: extra?.sessionId ?? null, at: Date.now() }) + '\n');
+}
+
+// The SDK (pinned in package-lock.json) keeps its handlers in _requestHandlers and aborts a request's
+// extra.signal from _oncancel, also when the connection closes. Wrapping both tells the two apart: only
+// an abort inside _oncancel is the client's notifications/cancelled.
+let cancelling = null;
+function instrument(server) {
+  const low = server.server;
+  const initialize = low._requestHandlers.get('initialize');
+  low._requestHandlers.set('initialize', (request, extra) => {
+    recordEvent('initialize', extra, {});
+    return initialize(request, extra);
+  });
+  const oncancel = low._oncancel.bind(low);
+  low._oncancel = (notification) => {
+    cancelling = notification.params ?? {};
+    try { return oncancel(notification); } finally { cancelling = null; }
+  };
+  return server;
+}
+
+// Waits ms, or until the request is aborted; an abort by notifications/cancelled is an event line.
+function sleepFor(tool, ms, extra) {
+  return new Promise((resolve) => {
+    if (extra.signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    extra.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      if (cancelling) {
+        const attempt = extra?._meta?.['io.github.mcpscope/attempt'] ?? null;
+        recordEvent('cancelled', extra, { tool, attempt, requestId: extra.requestId,
+          reason: cancelling.reason ?? null });
+      }
+      resolve();
+    }, { once: true });
+  });
+}
+// --- end of event lines ---
+
 function makeServer() {
   const server = new McpServer({ name: 'ledger-peer', version: '1.0.0' });
   server.registerTool('write', { description: 'Appends to the ledger', inputSchema: { note: z.string().optional() } },
@@ -50,10 +97,10 @@ function makeServer() {
     async (args, extra) => { record('set', extra, args); return text('ok'); });
   server.registerTool('sleep', { description: 'Waits, then answers', inputSchema: { ms: z.number() },
     annotations: { readOnlyHint: true } },
-    async (args, extra) => { record('sleep', extra, args); await new Promise((r) => setTimeout(r, args.ms)); return text('slept'); });
+    async (args, extra) => { record('sleep', extra, args); await sleepFor('sleep', args.ms, extra); return text('slept'); });
   server.registerTool('sleep-write', { description: 'Records a write, waits, then answers', inputSchema: { ms: z.number() } },
-    async (args, extra) => { record('sleep-write', extra, args); await new Promise((r) => setTimeout(r, args.ms)); return text('done'); });
-  return server;
+    async (args, extra) => { record('sleep-write', extra, args); await sleepFor('sleep-write', args.ms, extra); return text('done'); });
+  return instrument(server);
 }
 
 if (mode === 'stdio') {

@@ -49,6 +49,13 @@ CallRecord makeRecord(int i)
         attempt.endedAt = r.startedAt + a + 3;
         attempt.httpStatus = r.transport == QLatin1String("http") ? (a == attempts ? 200 : 502) : 0;
         attempt.written = a % 2 == 1;
+        // How a stdio child that died mid-call ended: an exit code (0 included) or a signal.
+        if (r.transport == QLatin1String("stdio") && a < attempts) {
+            if (i % 4 == 0)
+                attempt.signal = 9;
+            else
+                attempt.exitCode = i % 3;
+        }
         if (a < attempts) {
             attempt.failureKind = FailureKind(a % (int(FailureKind::ToolError) + 1));
             attempt.verdict = DispatchVerdict(a % (int(DispatchVerdict::Executed) + 1));
@@ -253,6 +260,9 @@ CallRecord awkwardRecord(Awkward& random)
         a.error = text();
         if (random.bounded(2))
             a.exchange = awkwardExchange(random);
+        if (random.bounded(2))
+            a.exitCode = int(random.generate());
+        a.signal = random.bounded(2) ? int(random.generate()) : 0;
         r.attempts.append(a);
     }
     for (int i = int(random.bounded(3)); i > 0; --i)
