@@ -23,7 +23,8 @@ struct ToolInfo
     /// one must not win. Set on every entry of that name by listFromJson() and markRepeatedNames().
     bool listedMoreThanOnce = false;
 
-    /// readOnlyHint is exactly the JSON value true: not "true", not 1, not absent.
+    /// readOnlyHint is exactly the JSON value true: not "true", not 1, not absent. This entry's hint
+    /// only: whether a call may be replayed is RetryPolicy's question (listed once, in both listings).
     bool isReadOnly() const { return annotations.value(QLatin1String("readOnlyHint")) == QJsonValue(true); }
     bool isIdempotent() const { return annotations.value(QLatin1String("idempotentHint")) == QJsonValue(true); }
     bool hasOutputSchema() const { return !outputSchema.isEmpty(); }

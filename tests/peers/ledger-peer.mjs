@@ -70,7 +70,8 @@ const toolsListedBySession = new Map(); // session id -> tools/list answers full
 const toolsListedWaiters = new Set();
 let readUntilRunHasRun = false; // peer-global: sessions created after the first run see readOnlyHint false
 
-// Called a moment after a tools/list answer left for the client, so the client has read it.
+// Called a moment (500 ms) after a tools/list answer left for the client, so the client has read it
+// before the tool's own answer comes.
 function noteToolsListed(sessionId) {
   toolsListedBySession.set(sessionId, (toolsListedBySession.get(sessionId) ?? 0) + 1);
   for (const check of [...toolsListedWaiters]) check();
@@ -147,7 +148,7 @@ if (mode === 'stdio') {
     }
     // Fresh-annotation tools: read-turns-write waits until its session has read a new tools/list.
     if (body?.method === 'tools/list' && sessionId)
-      res.on('finish', () => setTimeout(() => noteToolsListed(sessionId), 200));
+      res.on('finish', () => setTimeout(() => noteToolsListed(sessionId), 500));
     await transport.handleRequest(req, res, body);
   });
   httpServer.listen(Number(process.argv[3]), '127.0.0.1', () => console.log(`listening ${httpServer.address().port}`));
