@@ -7,6 +7,7 @@
 #include "exportcommand.h"
 #include "fault/faultproxy.h"
 #include "proxycommand.h"
+#include "recovery/retrypolicy.h"
 #include "scriptrunner.h"
 
 #include <QCommandLineParser>
@@ -709,8 +710,11 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
         if (!instructions.isEmpty())
             o << "Instructions:\n" << instructions << '\n';
     } else if (m_command == QLatin1String("tools")) {
-        for (const QJsonValue& value : result.value(QLatin1String("tools")).toArray()) {
-            const ToolInfo tool = ToolInfo::fromJson(value.toObject());
+        // The engine's own rule: a name listed more than once is write-capable (RECOVERY.md §2).
+        PolicySettings policy;
+        policy.idempotentReplay = m_connection && m_connection->config().idempotentReplay;
+        const QList<ToolInfo> tools = ToolInfo::listFromJson(result.value(QLatin1String("tools")).toArray());
+        for (const ToolInfo& tool : tools) {
             o << tool.name;
             if (!tool.title.isEmpty())
                 o << " — " << tool.title;
@@ -720,7 +724,11 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
             o << "    annotations: "
               << (tool.annotations.isEmpty() ? QStringLiteral("(none)") : compactJson(tool.annotations))
               << "\n    on expiry:   "
-              << (tool.isReadOnly() ? QStringLiteral("retry once") : QStringLiteral("no replay (outcome uncertain)"))
+              << (RetryPolicy::isReplayable(ToolListing::ofEntry(tool), policy)
+                         ? QStringLiteral("retry once")
+                         : (tool.listedMoreThanOnce
+                                 ? QStringLiteral("no replay (listed more than once; outcome uncertain)")
+                                 : QStringLiteral("no replay (outcome uncertain)")))
               << '\n';
         }
     } else if (m_command == QLatin1String("call") || m_command == QLatin1String("prompt")) {

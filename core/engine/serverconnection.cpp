@@ -33,6 +33,16 @@ qint64 wallClock()
 {
     return QDateTime::currentMSecsSinceEpoch();
 }
+
+/// RECOVERY.md §2: a tools/call is judged by its snapshot and by the newest listing of the session
+/// the decision is about, never by the snapshot alone.
+RequestTools requestTools(
+    bool isToolCall, const ToolListing& snapshot, const QString& tool, const ClientSession* session)
+{
+    if (!isToolCall)
+        return RequestTools::notATool();
+    return RequestTools::toolCall(snapshot, session ? session->listing(tool) : ToolListing {});
+}
 } // namespace
 
 struct ServerConnection::Call
@@ -42,12 +52,13 @@ struct ServerConnection::Call
     CallOptions options;
     std::function<void(const CallRecord&)> done;
     bool isToolCall = false;
-    std::optional<QJsonObject> annotations; ///< nullopt: a tools/call for a tool not listed
+    ToolListing snapshot; ///< the tool as the session listed it when the call started
     quint64 generation = 0;
     qint64 timeoutMs = 0;
     QElapsedTimer clock;
     QJsonValue requestId;
     quint64 sessionSerial = 0; ///< the session the current attempt went out on
+    QPointer<ClientSession> session; ///< the same session: its newest tools/list is read at the decision
     bool finished = false;
 };
 
@@ -482,12 +493,10 @@ QString ServerConnection::call(const QString& method, const QJsonObject& params,
     if (c->isToolCall) {
         r.tool = params.value(QLatin1String("name")).toString();
         r.arguments = params.value(QLatin1String("arguments")).toObject();
-        const ToolInfo* tool = m_session ? m_session->tool(r.tool) : nullptr;
-        r.toolListed = tool != nullptr;
-        if (tool) {
-            c->annotations = tool->annotations;
-            r.annotations = tool->annotations;
-        }
+        c->snapshot = m_session ? m_session->listing(r.tool) : ToolListing {};
+        r.toolListed = c->snapshot.listed;
+        if (c->snapshot.listed)
+            r.annotations = c->snapshot.annotations;
     } else {
         r.arguments = params;
     }
@@ -569,6 +578,7 @@ void ServerConnection::startAttempt(const std::shared_ptr<Call>& c)
             stdio->suspend();
         c->requestId = QJsonValue(QJsonValue::Undefined);
         c->sessionSerial = m_sessionSerial;
+        c->session = session;
         const QJsonValue id = session->request(
             c->record.method, c->params, ro, [this, c](const Reply& reply) { onAttemptReply(c, reply); }, this);
         c->requestId = id;
@@ -661,8 +671,11 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
 
     PolicySettings settings;
     settings.idempotentReplay = m_config.idempotentReplay;
-    const QJsonObject* annotations = c->isToolCall ? (c->annotations ? &*c->annotations : nullptr) : nullptr;
-    const Decision d = RetryPolicy::decide(*failure, annotations, c->isToolCall, attempt.number, settings);
+    // The newest listing of the session the attempt went out on (a list_changed re-list during the
+    // call counts); the snapshot alone would let a tool that turned into a writer be replayed.
+    const RequestTools tools
+        = requestTools(c->isToolCall, c->snapshot, r.tool, c->session ? c->session.data() : m_session.data());
+    const Decision d = RetryPolicy::decide(*failure, tools, attempt.number, settings);
     r.decisions.append({ attempt.number, d.rule, RetryPolicy::actionName(d.action), d.reason });
     r.rule = d.rule;
     publish(c);
@@ -698,7 +711,28 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
         return;
     case RecoveryAction::ReconnectThenRetry:
         healThen(c, ReconnectWaitMs,
-            [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::TransportError); });
+            [this, c, failure = *failure, number = attempt.number, settings, retryIfStillRouted](bool healed) {
+                // RECOVERY.md §2: the reconnect's own tools/list is now the newest listing. If it no longer
+                // says readOnlyHint true (or lists the name twice), the retry would be a second send of a
+                // write that may have run: decide again before sending. A tool it no longer lists at all is
+                // the routing guard's case.
+                if (healed && !c->finished && c->isToolCall && c->generation == m_generation && m_session
+                    && m_session->listing(c->record.tool).listed) {
+                    const Decision again = RetryPolicy::decide(
+                        failure, requestTools(true, c->snapshot, c->record.tool, m_session), number, settings);
+                    if (again.action == RecoveryAction::HealNoReplay) {
+                        c->record.decisions.append({ number, again.rule, RetryPolicy::actionName(again.action),
+                            tr("Decided again with the new session's tools/list before the retry: %1")
+                                .arg(again.reason) });
+                        c->record.rule = again.rule;
+                        c->record.healed = true;
+                        m_breaker->recordUncertainAfterHeal();
+                        finishCall(c, CallOutcome::OutcomeUncertain);
+                        return;
+                    }
+                }
+                retryIfStillRouted(healed, CallOutcome::TransportError);
+            });
         return;
     case RecoveryAction::AuthThenRetry:
     case RecoveryAction::StepUpThenRetry:
@@ -757,9 +791,7 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
                 || (verdict && (*verdict == DispatchVerdict::Unknown || *verdict == DispatchVerdict::Executed));
         }
         if (earlierMayHaveRun && (outcome == CallOutcome::NotDispatched || outcome == CallOutcome::NeedsAuth)) {
-            const bool readOnly = c->isToolCall
-                ? (c->annotations && c->annotations->value(QLatin1String("readOnlyHint")) == QJsonValue(true))
-                : true;
+            const bool readOnly = RetryPolicy::isReplayable(tools, PolicySettings {});
             outcome = readOnly ? CallOutcome::TransportError : CallOutcome::OutcomeUncertain;
         }
         if (d.reconnect) {

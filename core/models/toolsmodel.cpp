@@ -81,19 +81,21 @@ void ToolsModel::refresh()
     show(session ? session->tools() : QList<ToolInfo>(), settings);
 }
 
-void ToolsModel::show(const QList<ToolInfo>& tools, const PolicySettings& settings)
+void ToolsModel::show(QList<ToolInfo> tools, const PolicySettings& settings)
 {
+    // An offline snapshot may never have been marked; a name listed twice is write-capable (§2).
+    ToolInfo::markRepeatedNames(tools);
     bool sameNames = tools.size() == m_tools.size();
     for (qsizetype i = 0; sameNames && i < tools.size(); ++i)
         sameNames = tools.at(i).name == m_tools.at(i).name;
     if (!sameNames) {
         beginResetModel();
-        m_tools = tools;
+        m_tools = std::move(tools);
         m_settings = settings;
         endResetModel();
         return;
     }
-    m_tools = tools;
+    m_tools = std::move(tools);
     m_settings = settings;
     if (!m_tools.isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(int(m_tools.size()) - 1, ToolsModelColumn::Count - 1));
@@ -110,8 +112,8 @@ int ToolsModel::rowOf(const QString& name) const
 
 ExpiryBehaviour ToolsModel::expiryBehaviour(int row) const
 {
-    // The engine's own rule, never a copy of it: a listed tool always has an annotations object.
-    return RetryPolicy::isReplayable(&m_tools.at(row).annotations, true, m_settings)
+    // The engine's own rule, never a copy of it. The row's listing is both the snapshot and the newest.
+    return RetryPolicy::isReplayable(ToolListing::ofEntry(m_tools.at(row)), m_settings)
         ? ExpiryBehaviour::RetryOnce
         : ExpiryBehaviour::NoReplayUncertain;
 }
@@ -166,6 +168,8 @@ QVariant ToolsModel::data(const QModelIndex& index, int role) const
         return int(expiryBehaviour(index.row()));
     case ToolsModelRole::IdempotentReplayRole:
         return m_settings.idempotentReplay;
+    case ToolsModelRole::ListedMoreThanOnceRole:
+        return tool.listedMoreThanOnce;
     default:
         return {};
     }

@@ -50,7 +50,7 @@ public Q_SLOTS:
     void refresh();
 
 private:
-    void show(const QList<ToolInfo>& tools, const PolicySettings& settings);
+    void show(QList<ToolInfo> tools, const PolicySettings& settings);
 
     QPointer<ServerConnection> m_connection;
     QList<ToolInfo> m_tools;

@@ -5,7 +5,8 @@
 namespace mcpscope {
 
 /// What the engine does with a call to this tool when the session expires or the answer is lost:
-/// RetryPolicy::isReplayable() for the tool's annotations and the server's idempotent-replay policy.
+/// RetryPolicy::isReplayable() for the tool's listing (annotations, listed more than once) and the
+/// server's idempotent-replay policy.
 enum class ExpiryBehaviour {
     RetryOnce, ///< replayable: sent again once after the reconnect
     NoReplayUncertain, ///< write-capable: never sent again; ends outcome_uncertain when it may have run
@@ -43,6 +44,9 @@ enum Role {
     DescriptionRole, ///< QString, every column
     ExpiryRole, ///< int: an ExpiryBehaviour, every column
     IdempotentReplayRole, ///< bool: the policy OnExpiry was derived with, every column
+    /// bool, every column: the name appears more than once in the listing, so OnExpiry is
+    /// NoReplayUncertain whatever this row's hints say (RECOVERY.md §2)
+    ListedMoreThanOnceRole,
 };
 } // namespace ToolsModelRole
 

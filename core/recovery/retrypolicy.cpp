@@ -1,6 +1,8 @@
 #include "retrypolicy.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
 
 namespace mcpscope {
 
@@ -11,10 +13,35 @@ QString tr(const char* text)
     return QCoreApplication::translate("RetryPolicy", text);
 }
 
+const QLatin1String ReadOnlyHint("readOnlyHint");
+const QLatin1String IdempotentHint("idempotentHint");
+
 bool isExactlyTrue(const QJsonObject& annotations, QLatin1String key)
 {
     // Only the JSON value true counts: "true", 1 or a missing hint must fail safe (§2).
     return annotations.value(key) == QJsonValue(true);
+}
+
+/// A name listed more than once has no entry that is the truth, so none of its hints count.
+bool hintIn(const ToolListing& listing, QLatin1String key)
+{
+    return listing.listed && !listing.listedMoreThanOnce && isExactlyTrue(listing.annotations, key);
+}
+
+bool hintInBoth(const RequestTools& tools, QLatin1String key)
+{
+    return hintIn(tools.snapshot, key) && hintIn(tools.current, key);
+}
+
+/// "says readOnlyHint false", "says readOnlyHint \"true\"", "has no readOnlyHint": the value as sent.
+QString describeHint(const QJsonObject& annotations, QLatin1String key)
+{
+    const QJsonValue value = annotations.value(key);
+    if (value.isUndefined())
+        return tr("has no %1").arg(key);
+    QByteArray json = QJsonDocument(QJsonArray { value }).toJson(QJsonDocument::Compact);
+    json = json.mid(1, json.size() - 2);
+    return tr("says %1 %2").arg(key, QString::fromUtf8(json));
 }
 
 Decision make(RecoveryAction action, const char* rule, const QString& reason, bool outcomeUncertain = false,
@@ -55,26 +82,50 @@ Decision decideRetryFailure(const ClassifiedFailure& failure, bool readOnly)
 
 } // namespace
 
-bool RetryPolicy::isReplayable(const QJsonObject* toolAnnotations, bool isToolCall, const PolicySettings& settings)
+bool RetryPolicy::isReplayable(const RequestTools& tools, const PolicySettings& settings)
 {
-    if (!isToolCall)
+    if (!tools.isToolCall)
         return true;
-    // A tool the last tools/list did not return has no hints we could trust: write-capable.
-    if (!toolAnnotations)
-        return false;
-    if (isExactlyTrue(*toolAnnotations, QLatin1String("readOnlyHint")))
+    // A hint counts only if both listings carry it: a list_changed or a reconnect that turned the
+    // tool into a writer wins over the snapshot the call started with, and the reverse (§2).
+    if (hintInBoth(tools, ReadOnlyHint))
         return true;
     // destructiveHint:false alone never permits replay: a duplicate "create" still matters (§2).
-    return settings.idempotentReplay && isExactlyTrue(*toolAnnotations, QLatin1String("idempotentHint"));
+    return settings.idempotentReplay && hintInBoth(tools, IdempotentHint);
 }
 
-Decision RetryPolicy::decide(const ClassifiedFailure& failure, const QJsonObject* toolAnnotations, bool isToolCall,
-    int attempt, const PolicySettings& settings)
+bool RetryPolicy::isReplayable(const ToolListing& listing, const PolicySettings& settings)
 {
-    const bool replayable = isReplayable(toolAnnotations, isToolCall, settings);
+    return isReplayable(RequestTools::toolCall(listing, listing), settings);
+}
+
+QString RetryPolicy::whyNotReplayable(const RequestTools& tools, const PolicySettings& settings)
+{
+    if (isReplayable(tools, settings))
+        return {};
+    if (!tools.snapshot.listed)
+        return tr("the tool was not listed when the call started");
+    if (!tools.current.listed)
+        return tr("the tool is not in the newest tools/list");
+    if (tools.snapshot.listedMoreThanOnce)
+        return tr("the tool was listed more than once when the call started");
+    if (tools.current.listedMoreThanOnce)
+        return tr("the tool is listed more than once in the newest tools/list");
+    QString why = isExactlyTrue(tools.snapshot.annotations, ReadOnlyHint)
+        ? tr("the tool's newest listing %1").arg(describeHint(tools.current.annotations, ReadOnlyHint))
+        : tr("the tool's listing when the call started %1").arg(describeHint(tools.snapshot.annotations, ReadOnlyHint));
+    if (settings.idempotentReplay)
+        why += tr(", and idempotentHint is not true in both listings");
+    return why;
+}
+
+Decision RetryPolicy::decide(
+    const ClassifiedFailure& failure, const RequestTools& tools, int attempt, const PolicySettings& settings)
+{
+    const bool replayable = isReplayable(tools, settings);
     // Whether the outcome of a lost answer matters is a question of writing, not of replay permission:
     // an idempotent tool that may have run is still a write whose effect is unknown (R6, R7).
-    const bool readOnly = isReplayable(toolAnnotations, isToolCall, PolicySettings {});
+    const bool readOnly = isReplayable(tools, PolicySettings {});
     // R7 wins over every other row: a call is sent at most twice.
     if (attempt >= 2)
         return decideRetryFailure(failure, readOnly);
@@ -108,11 +159,16 @@ Decision RetryPolicy::decide(const ClassifiedFailure& failure, const QJsonObject
                                       "policy is on, so it is sent once more on a new session.");
             return make(RecoveryAction::ReconnectThenRetry, "R4", reason, false, true);
         }
-        const QString reason = expired
+        QString reason = expired
             ? tr("The session expired after the call may have reached the server; it was not sent again to avoid "
                  "a duplicate write.")
             : tr("The connection was lost after the call may have reached the server; it was not sent again to "
                  "avoid a duplicate write.");
+        // Say which listing made it a write: a tool that was read-only when the call started would
+        // otherwise look like a wrong decision.
+        const QString why = whyNotReplayable(tools, settings);
+        if (!why.isEmpty())
+            reason += QLatin1Char(' ') + tr("It counts as a write because %1.").arg(why);
         return make(RecoveryAction::HealNoReplay, "R5", reason, true, true);
     }
     case FailureKind::Timeout:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "failureclassifier.h"
+#include "session/toolinfo.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -25,6 +26,24 @@ enum class RecoveryAction {
     FailFast, ///< R9: the breaker is open; nothing was sent
 };
 
+/// What the policy knows about the request a decision is about (RECOVERY.md §2). A tools/call is
+/// judged by two listings of its tool: the snapshot taken when the call started, and the newest
+/// tools/list the connection holds when the decision is made (a list_changed re-list during the
+/// call, or a reconnect's own listing). Both must say readOnlyHint true for a replay.
+struct RequestTools
+{
+    bool isToolCall = false;
+    ToolListing snapshot; ///< when the call started
+    ToolListing current; ///< the newest listing at decision time
+
+    /// Any request that is not a tools/call: read-only.
+    static RequestTools notATool() { return {}; }
+    static RequestTools toolCall(const ToolListing& snapshot, const ToolListing& current)
+    {
+        return { true, snapshot, current };
+    }
+};
+
 /// What to do about one failed attempt, and which rule of RECOVERY.md §3 said so.
 struct Decision
 {
@@ -42,17 +61,23 @@ struct Decision
 /// that may already have run.
 namespace RetryPolicy {
 
-/// toolAnnotations: the tool's annotations exactly as the last tools/list sent them; nullptr when
-/// the request is not a tools/call or the tool is not listed. attempt: 1 for the first send.
-Decision decide(const ClassifiedFailure& failure, const QJsonObject* toolAnnotations, bool isToolCall, int attempt,
-    const PolicySettings& settings);
+/// tools: the request's tool in both listings. attempt: 1 for the first send.
+Decision decide(
+    const ClassifiedFailure& failure, const RequestTools& tools, int attempt, const PolicySettings& settings);
 
 /// R9: the breaker is open, so the call fails fast without being sent and without a strike.
 Decision breakerOpen(const QString& breakerMessage);
 
-/// §2: every non-tool request; a tool whose readOnlyHint is exactly the JSON value true; with
-/// idempotentReplay, a tool whose idempotentHint is exactly true. Anything else is write-capable.
-bool isReplayable(const QJsonObject* toolAnnotations, bool isToolCall, const PolicySettings& settings);
+/// §2: every non-tool request; a tool whose readOnlyHint is exactly the JSON value true in both
+/// listings, listed once in each; with idempotentReplay, also one whose idempotentHint is exactly
+/// true in both. Anything else is write-capable: not listed, listed twice, a hint that changed.
+bool isReplayable(const RequestTools& tools, const PolicySettings& settings);
+/// The same for one listing that is both snapshot and newest (the Tools tab, `mcpscope-cli tools`).
+bool isReplayable(const ToolListing& listing, const PolicySettings& settings);
+
+/// Why a tools/call is write-capable, as a clause for people ("the tool's newest listing says
+/// readOnlyHint false"); empty when isReplayable() is true.
+QString whyNotReplayable(const RequestTools& tools, const PolicySettings& settings);
 
 /// Stable identifier for logs and exports: "retry_once", "heal_no_replay", …
 QString actionName(RecoveryAction action);

@@ -650,10 +650,8 @@ void ClientSession::listTools(ReplyHandler done, QObject* context)
                 listTools(nullptr);
             }
             if (reply.ok()) {
-                QList<ToolInfo> tools;
-                for (const QJsonValue& value : reply.resultObject().value(QLatin1String("tools")).toArray())
-                    tools.append(ToolInfo::fromJson(value.toObject()));
-                m_tools = std::move(tools);
+                // Marks names listed more than once: they are write-capable (RECOVERY.md §2).
+                m_tools = ToolInfo::listFromJson(reply.resultObject().value(QLatin1String("tools")).toArray());
                 m_toolsListed = true;
                 Q_EMIT toolsChanged();
             }
@@ -680,6 +678,12 @@ const ToolInfo* ClientSession::tool(const QString& name) const
             return &tool;
     }
     return nullptr;
+}
+
+ToolListing ClientSession::listing(const QString& name) const
+{
+    // No listing yet says nothing about the tool: not listed, so write-capable.
+    return m_toolsListed ? ToolListing::of(m_tools, name) : ToolListing {};
 }
 
 } // namespace mcpscope

@@ -146,7 +146,11 @@ public:
         ReplyHandler done, QObject* context = nullptr);
     const QList<ToolInfo>& tools() const { return m_tools; }
     bool toolsListed() const { return m_toolsListed; }
+    /// The first entry named name, or nullptr. When the listing has the name more than once, every
+    /// entry has listedMoreThanOnce set and none of them is the truth: recovery reads listing().
     const ToolInfo* tool(const QString& name) const;
+    /// What the newest completed tools/list says about name (not listed before the first one).
+    ToolListing listing(const QString& name) const;
 
     int pendingRequests() const { return m_tracker.pendingCount(); }
     qint64 lateResponses() const { return m_lateResponses; }

@@ -3,6 +3,7 @@
 #include "schemavalidator.h"
 
 #include <QCoreApplication>
+#include <QHash>
 
 namespace mcpscope {
 
@@ -19,6 +20,43 @@ ToolInfo ToolInfo::fromJson(const QJsonObject& object)
     tool.annotations = object.value(QLatin1String("annotations")).toObject();
     tool.raw = object;
     return tool;
+}
+
+QList<ToolInfo> ToolInfo::listFromJson(const QJsonArray& tools)
+{
+    QList<ToolInfo> list;
+    list.reserve(tools.size());
+    for (const QJsonValue& value : tools)
+        list.append(fromJson(value.toObject()));
+    markRepeatedNames(list);
+    return list;
+}
+
+void ToolInfo::markRepeatedNames(QList<ToolInfo>& tools)
+{
+    QHash<QString, int> counts;
+    counts.reserve(tools.size());
+    for (const ToolInfo& tool : std::as_const(tools))
+        ++counts[tool.name];
+    for (ToolInfo& tool : tools)
+        tool.listedMoreThanOnce = counts.value(tool.name) > 1;
+}
+
+ToolListing ToolListing::of(const QList<ToolInfo>& tools, const QString& name)
+{
+    ToolListing listing;
+    for (const ToolInfo& tool : tools) {
+        if (tool.name != name)
+            continue;
+        if (listing.listed) {
+            // Counted here, not read from the flag: a list built by hand may never have been marked.
+            listing.listedMoreThanOnce = true;
+            break;
+        }
+        listing.listed = true;
+        listing.annotations = tool.annotations;
+    }
+    return listing;
 }
 
 ToolCallResult ToolCallResult::fromResult(const QJsonObject& result, const ToolInfo* tool)

@@ -18,13 +18,36 @@ struct ToolInfo
     QJsonObject outputSchema;
     QJsonObject annotations;
     QJsonObject raw;
+    /// The same name appears more than once in the listing this entry came from. Such a tool is
+    /// write-capable whatever each entry says (RECOVERY.md §2): no entry is the truth, so the first
+    /// one must not win. Set on every entry of that name by listFromJson() and markRepeatedNames().
+    bool listedMoreThanOnce = false;
 
-    /// readOnlyHint is exactly the JSON value true: not "true", not 1, not absent.
+    /// readOnlyHint is exactly the JSON value true: not "true", not 1, not absent. This entry's hint
+    /// only: whether a call may be replayed is RetryPolicy's question (listed once, in both listings).
     bool isReadOnly() const { return annotations.value(QLatin1String("readOnlyHint")) == QJsonValue(true); }
     bool isIdempotent() const { return annotations.value(QLatin1String("idempotentHint")) == QJsonValue(true); }
     bool hasOutputSchema() const { return !outputSchema.isEmpty(); }
 
     static ToolInfo fromJson(const QJsonObject& object);
+    /// Every entry of a tools/list "tools" array, in order, with listedMoreThanOnce set.
+    static QList<ToolInfo> listFromJson(const QJsonArray& tools);
+    /// Sets listedMoreThanOnce on every entry whose name appears more than once in tools.
+    static void markRepeatedNames(QList<ToolInfo>& tools);
+};
+
+/// What one tools/list said about one tool name: the evidence RetryPolicy reads (RECOVERY.md §2).
+struct ToolListing
+{
+    bool listed = false; ///< the name is in the listing
+    bool listedMoreThanOnce = false; ///< write-capable, whatever the entries say
+    QJsonObject annotations; ///< as sent; of the first entry when listedMoreThanOnce
+
+    /// name in tools, a complete listing; a name that is not in it gives listed == false.
+    static ToolListing of(const QList<ToolInfo>& tools, const QString& name);
+    /// One entry of a marked list (listFromJson(), markRepeatedNames()): its own flag says whether
+    /// the name is repeated.
+    static ToolListing ofEntry(const ToolInfo& entry) { return { true, entry.listedMoreThanOnce, entry.annotations }; }
 };
 
 /// What a tools/call result says, with the structuredContent checked against the tool's outputSchema.

@@ -115,6 +115,7 @@ private Q_SLOTS:
     void jsonOutputIsOneObjectPerCommand_data();
     void jsonOutputIsOneObjectPerCommand();
     void serverStderrGoesToFile();
+    void toolsShowsANameListedTwiceAsWriteCapable();
 
 private:
     QTemporaryDir m_dir;
@@ -348,6 +349,27 @@ void TestCliBadInput::serverStderrGoesToFile()
     const QByteArray logged = log.readAll();
     QVERIFY2(logged.contains("Starting default (STDIO) server..."), logged.constData());
     QVERIFY2(!run.err.contains("Starting default (STDIO) server..."), run.report());
+}
+
+// Issue 10 (fresh annotations): a server that lists a tool name twice, first readOnlyHint true, then
+// false. "on expiry" must not trust the first entry: both say no replay (RECOVERY.md §2).
+void TestCliBadInput::toolsShowsANameListedTwiceAsWriteCapable()
+{
+    const CliRun run = runCli(
+        { u"--stdio"_s, nodeCommand(u"ledger-peer.mjs"_s, u"stdio "_s + quoted(m_dir.filePath(u"ledger.jsonl"_s))),
+            u"--env"_s, u"LEDGER_PEER_LIST_TWICE=1"_s, u"tools"_s });
+    QVERIFY2(run.finished && run.exitStatus == QProcess::NormalExit && run.exitCode == 0, run.report());
+    const QByteArray twice = "listed-twice\n";
+    QCOMPARE(run.out.count(twice), 2);
+    qsizetype at = 0;
+    for (int entry = 0; entry < 2; ++entry) {
+        at = run.out.indexOf(twice, at) + twice.size();
+        const QByteArray expiry = run.out.mid(run.out.indexOf("on expiry:", at)).split('\n').first();
+        QVERIFY2(expiry.contains("no replay (listed more than once"), run.report());
+    }
+    // A read-only tool listed once is still retried.
+    const QByteArray read = run.out.mid(run.out.indexOf("read\n")).split('\n').value(3);
+    QVERIFY2(read.contains("on expiry:   retry once"), run.report());
 }
 
 QTEST_GUILESS_MAIN(TestCliBadInput)

@@ -78,6 +78,8 @@ struct Rig
     PeerProcess httpPeer;
     std::unique_ptr<FaultProxy> proxy;
     std::unique_ptr<ServerConnection> connection;
+    /// The HTTP ledger peer's environment (LEDGER_PEER_LIST_TWICE for the fresh-annotation rows).
+    QProcessEnvironment peerEnv = QProcessEnvironment::systemEnvironment();
 
     bool start(const QString& transport, bool idempotentReplay = false)
     {
@@ -94,7 +96,7 @@ struct Rig
         } else {
             const quint16 port = freePort();
             if (!httpPeer.start(script, { QStringLiteral("http"), QString::number(port), ledger.path },
-                    QStringLiteral("listening")))
+                    QStringLiteral("listening"), peerEnv))
                 return false;
             config.transport = TransportKind::StreamableHttp;
             config.url = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
@@ -156,6 +158,8 @@ private Q_SLOTS:
     void timeoutOnWriteCancelsAndIsUncertain();
     void idempotentReplayPolicy_data();
     void idempotentReplayPolicy();
+    void freshAnnotations_data();
+    void freshAnnotations();
     void recordsOfTheRunsRoundTrip();
 };
 
@@ -401,6 +405,81 @@ void TestFaultMatrix::idempotentReplayPolicy()
     QCOMPARE(outcomeName(record.outcome), outcome);
     QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
 }
+
+// ---- Fresh annotations (issue 10, RECOVERY.md §2 as amended) ----
+// A tool that is read-only in the listing the call started with but write-capable in the newest
+// listing at decision time (a list_changed re-list during the call, or the reconnect's own listing),
+// or whose name is listed twice, must not be replayed: exactly one execution, R5, outcome_uncertain.
+void TestFaultMatrix::freshAnnotations_data()
+{
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<int>("fault");
+    QTest::addColumn<bool>("listTwice"); ///< LEDGER_PEER_LIST_TWICE=1 for the peer
+    QTest::addColumn<QStringList>("rules"); ///< the decision entries' rules, in order
+    QTest::addColumn<QString>("why"); ///< in the last decision's reason
+    using K = FaultProxy::FaultKind;
+    QTest::newRow("re-listed as readOnlyHint false mid-call + drop-stream: ran once, R5")
+        << QStringLiteral("read-turns-write") << int(K::DropStream) << false << QStringList { QStringLiteral("R5") }
+        << QStringLiteral("the tool's newest listing says readOnlyHint false");
+    QTest::newRow("re-listed as readOnlyHint false mid-call + cut-after: ran once, R5")
+        << QStringLiteral("read-turns-write") << int(K::CutAfter) << false << QStringList { QStringLiteral("R5") }
+        << QStringLiteral("the tool's newest listing says readOnlyHint false");
+    QTest::newRow("reconnect's tools/list says readOnlyHint false + expire-after: R4 re-decided as R5, ran once")
+        << QStringLiteral("read-until-run") << int(K::ExpireAfter) << false
+        << QStringList { QStringLiteral("R4"), QStringLiteral("R5") }
+        << QStringLiteral("Decided again with the new session's tools/list before the retry");
+    QTest::newRow("name listed twice (true, then false) + expire-after: ran once, R5")
+        << QStringLiteral("listed-twice") << int(K::ExpireAfter) << true << QStringList { QStringLiteral("R5") }
+        << QStringLiteral("the tool was listed more than once when the call started");
+}
+
+void TestFaultMatrix::freshAnnotations()
+{
+    QFETCH(QString, tool);
+    QFETCH(int, fault);
+    QFETCH(bool, listTwice);
+    QFETCH(QStringList, rules);
+    QFETCH(QString, why);
+    Rig rig;
+    if (listTwice)
+        rig.peerEnv.insert(QStringLiteral("LEDGER_PEER_LIST_TWICE"), QStringLiteral("1"));
+    QVERIFY(rig.start(QStringLiteral("http")));
+    const QString firstSession = rig.connection->sessionId();
+    // The call starts with a listing that says readOnlyHint true (first entry, for listed-twice).
+    const ToolInfo* listed = rig.connection->session()->tool(tool);
+    QVERIFY(listed);
+    QVERIFY(listed->isReadOnly());
+    QCOMPARE(listed->listedMoreThanOnce, listTwice);
+    QSignalSpy toolsChanged(rig.connection.get(), &ServerConnection::toolsChanged);
+    rig.arm(FaultProxy::FaultKind(fault), 1, tool);
+
+    const CallRecord record = rig.call(tool);
+    QVERIFY2(!record.callId.isEmpty(), "the call did not finish");
+    QCOMPARE(rig.ledger.runs(record.callId), 1);
+    QCOMPARE(rig.ledger.runsOf(tool), 1);
+    QCOMPARE(outcomeName(record.outcome), QStringLiteral("outcome_uncertain"));
+    QCOMPARE(record.rule, QStringLiteral("R5"));
+    QCOMPARE(record.attempts.size(), 1);
+    QCOMPARE(record.annotations.value(QLatin1String("readOnlyHint")), QJsonValue(true));
+    QStringList decided;
+    for (const CallDecision& decision : record.decisions)
+        decided.append(decision.rule);
+    QCOMPARE(decided, rules);
+    QVERIFY2(record.decisions.last().reason.contains(why), qPrintable(record.decisions.last().reason));
+    QCOMPARE(rig.proxy->faultsFired(), 1);
+    // Healed onto a new, distinct session; the uncertain outcome after the heal is no strike.
+    QVERIFY(record.healed);
+    QCOMPARE(record.reconnects.size(), 1);
+    QVERIFY(record.reconnects.first().ok);
+    QVERIFY(record.reconnects.first().newSessionId != firstSession);
+    const QJsonObject result = record.result.toObject();
+    QCOMPARE(result.value(QLatin1String("rule")).toString(), QStringLiteral("R5"));
+    QCOMPARE(result.value(QLatin1String("healed")).toBool(), true);
+    QCOMPARE(rig.connection->breaker()->consecutiveFailures(), 0);
+    if (tool == QLatin1String("read-turns-write"))
+        QVERIFY2(toolsChanged.size() >= 2, "the client never re-listed after list_changed"); // re-list + reconnect
+}
+// ---- end of the fresh-annotation rows ----
 
 // Issue 6: "records from a real fault-matrix run (server-everything and the ledger peer) exported to JSONL
 // and re-opened produce identical records". Whole toJson() objects are compared, so every field counts,

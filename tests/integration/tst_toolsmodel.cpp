@@ -90,6 +90,9 @@ private Q_SLOTS:
     void hintAsSent_data();
     void hintAsSent();
     void sameNamesUpdateInPlace();
+    void nameListedTwiceIsWriteCapable_data();
+    void nameListedTwiceIsWriteCapable();
+    void sessionListingANameTwice();
 };
 
 void TestToolsModel::initTestCase()
@@ -279,6 +282,82 @@ void TestToolsModel::sameNamesUpdateInPlace()
     model.setTools({ toolWithAnnotations(QStringLiteral("c"), {}) }, PolicySettings {});
     QCOMPARE(reset.size(), 1);
     QCOMPARE(model.rowCount(), 1);
+}
+
+// RECOVERY.md §2: a name listed more than once is write-capable, whatever each entry says; no
+// entry's hints win, not even when they agree.
+void TestToolsModel::nameListedTwiceIsWriteCapable_data()
+{
+    QTest::addColumn<QJsonObject>("first");
+    QTest::addColumn<QJsonObject>("second");
+    QTest::addColumn<bool>("idempotentReplay");
+    const QJsonObject readOnly { { QStringLiteral("readOnlyHint"), true } };
+    const QJsonObject writer { { QStringLiteral("readOnlyHint"), false } };
+    const QJsonObject idempotent { { QStringLiteral("idempotentHint"), true } };
+    QTest::newRow("readOnlyHint true, then false") << readOnly << writer << false;
+    QTest::newRow("readOnlyHint false, then true") << writer << readOnly << false;
+    QTest::newRow("readOnlyHint true both times") << readOnly << readOnly << false;
+    QTest::newRow("idempotentHint true both times, idempotent-replay on") << idempotent << idempotent << true;
+}
+
+void TestToolsModel::nameListedTwiceIsWriteCapable()
+{
+    QFETCH(QJsonObject, first);
+    QFETCH(QJsonObject, second);
+    QFETCH(bool, idempotentReplay);
+    ToolsModel model;
+    Tester tester(&model, Tester::FailureReportingMode::QtTest);
+    PolicySettings settings;
+    settings.idempotentReplay = idempotentReplay;
+    // Built by hand, never marked: the model counts the names itself.
+    const QJsonObject readOnly { { QStringLiteral("readOnlyHint"), true } };
+    model.setTools(
+        { toolWithAnnotations(QStringLiteral("t"), first), toolWithAnnotations(QStringLiteral("u"), readOnly),
+            toolWithAnnotations(QStringLiteral("t"), second) },
+        settings);
+    QCOMPARE(model.rowCount(), 3);
+    for (const int row : { 0, 2 }) {
+        QCOMPARE(model.index(row, ToolsModelColumn::OnExpiry).data().toInt(), int(ExpiryBehaviour::NoReplayUncertain));
+        QCOMPARE(model.index(row, ToolsModelColumn::Name).data(ToolsModelRole::ListedMoreThanOnceRole), QVariant(true));
+    }
+    // A read-only name listed once between them is still replayed.
+    QCOMPARE(model.index(1, ToolsModelColumn::OnExpiry).data().toInt(), int(ExpiryBehaviour::RetryOnce));
+    QCOMPARE(model.index(1, ToolsModelColumn::Name).data(ToolsModelRole::ListedMoreThanOnceRole), QVariant(false));
+}
+
+void TestToolsModel::sessionListingANameTwice()
+{
+    // The ledger peer with LEDGER_PEER_LIST_TWICE=1 lists "listed-twice" as readOnlyHint true, then false.
+    QTemporaryDir dir;
+    ServerConfig config;
+    config.name = QStringLiteral("ledger");
+    config.transport = TransportKind::Stdio;
+    config.command = nodeBinary();
+    config.args = { peersDir() + QStringLiteral("/ledger-peer.mjs"), QStringLiteral("stdio"),
+        dir.filePath(QStringLiteral("ledger.jsonl")) };
+    config.cwd = peersDir();
+    config.env.insert(QStringLiteral("LEDGER_PEER_LIST_TWICE"), QStringLiteral("1"));
+    Rig rig(config);
+    QVERIFY(rig.connect());
+    const QString twice = QStringLiteral("listed-twice");
+    QList<int> rows;
+    for (int row = 0; row < rig.model.rowCount(); ++row) {
+        if (rig.model.tool(row).name == twice)
+            rows.append(row);
+    }
+    QCOMPARE(rows.size(), 2);
+    for (const int row : std::as_const(rows))
+        QCOMPARE(rig.model.expiryBehaviour(row), ExpiryBehaviour::NoReplayUncertain);
+    // The session's lookup does not pretend its first entry (readOnlyHint true) is the truth.
+    const ToolInfo* first = rig.connection->session()->tool(twice);
+    QVERIFY(first);
+    QVERIFY(first->isReadOnly());
+    QVERIFY(first->listedMoreThanOnce);
+    const ToolListing listing = rig.connection->session()->listing(twice);
+    QVERIFY(listing.listed);
+    QVERIFY(listing.listedMoreThanOnce);
+    QVERIFY(!rig.connection->session()->listing(QStringLiteral("read")).listedMoreThanOnce);
+    QCOMPARE(rig.expiry(QStringLiteral("read")), ExpiryBehaviour::RetryOnce);
 }
 
 QTEST_GUILESS_MAIN(TestToolsModel)

@@ -12,6 +12,12 @@
 //   {"event":"initialize", session, pid, at}             every initialize the server handled
 //   {"event":"cancelled", tool, attempt, requestId, reason, session, pid, at}
 //                                                        a sleep or sleep-write that notifications/cancelled ended
+// Fresh-annotation tools (issue 10, RECOVERY.md §2; see the block below makeServer):
+//   read-turns-write {}  readOnlyHint: true until it runs; then re-registers itself as readOnlyHint: false
+//                        (notifications/tools/list_changed), waits until the session has re-listed, answers
+//   read-until-run {}    readOnlyHint: true to sessions created before its first run, false to later ones
+//   listed-twice {}      readOnlyHint: true; with LEDGER_PEER_LIST_TWICE=1, tools/list also lists it a
+//                        second time with readOnlyHint: false
 // Usage: node ledger-peer.mjs stdio LEDGER_FILE
 //        node ledger-peer.mjs http PORT LEDGER_FILE   (prints "listening PORT")
 import fs from 'node:fs';
@@ -100,8 +106,69 @@ function makeServer() {
     async (args, extra) => { record('sleep', extra, args); await sleepFor('sleep', args.ms, extra); return text('slept'); });
   server.registerTool('sleep-write', { description: 'Records a write, waits, then answers', inputSchema: { ms: z.number() } },
     async (args, extra) => { record('sleep-write', extra, args); await sleepFor('sleep-write', args.ms, extra); return text('done'); });
+  registerFreshAnnotationTools(server);
   return instrument(server);
 }
+
+// ---- Fresh-annotation tools (issue 10, RECOVERY.md §2): annotations that change under a call ----
+// Each one is read-only in the listing a call starts with and write-capable in a later one, so a
+// client that decides from its start-of-call snapshot replays a write. Each run is a ledger entry.
+const toolsListedBySession = new Map(); // session id -> tools/list answers fully sent to it
+const toolsListedWaiters = new Set();
+let readUntilRunHasRun = false; // peer-global: sessions created after the first run see readOnlyHint false
+
+// Called a moment (500 ms) after a tools/list answer left for the client, so the client has read it
+// before the tool's own answer comes.
+function noteToolsListed(sessionId) {
+  toolsListedBySession.set(sessionId, (toolsListedBySession.get(sessionId) ?? 0) + 1);
+  for (const check of [...toolsListedWaiters]) check();
+}
+
+function waitForToolsListed(sessionId, before, capMs) {
+  return new Promise((resolve) => {
+    const finish = () => { clearTimeout(timer); toolsListedWaiters.delete(check); resolve(); };
+    const check = () => { if ((toolsListedBySession.get(sessionId) ?? 0) > before) finish(); };
+    const timer = setTimeout(finish, capMs);
+    toolsListedWaiters.add(check);
+    check();
+  });
+}
+
+function registerFreshAnnotationTools(server) {
+  const turns = server.registerTool('read-turns-write', { description: 'Read-only until it runs', inputSchema: {},
+    annotations: { readOnlyHint: true } },
+    async (args, extra) => {
+      record('read-turns-write', extra, args);
+      const before = toolsListedBySession.get(extra?.sessionId) ?? 0;
+      // update() sends notifications/tools/list_changed (on the session's GET stream); the answer
+      // waits until the client has listed the tools again, so its newest listing says false.
+      turns.update({ annotations: { readOnlyHint: false } });
+      await waitForToolsListed(extra?.sessionId, before, 5000);
+      return text('turned');
+    });
+  server.registerTool('read-until-run', { description: 'Read-only for sessions older than its first run',
+    inputSchema: {}, annotations: { readOnlyHint: !readUntilRunHasRun } },
+    async (args, extra) => { readUntilRunHasRun = true; record('read-until-run', extra, args); return text('ran'); });
+  server.registerTool('listed-twice', { description: 'Listed twice with LEDGER_PEER_LIST_TWICE=1', inputSchema: {},
+    annotations: { readOnlyHint: true } },
+    async (args, extra) => { record('listed-twice', extra, args); return text('ran'); });
+  if (process.env.LEDGER_PEER_LIST_TWICE === '1') {
+    // McpServer refuses a second registerTool() of the same name, so the duplicate is appended to
+    // the tools/list answer it builds. Protocol keeps its handlers in _requestHandlers; replacing the
+    // entry (what setRequestHandler does) keeps every other tool as McpServer lists it. Behind an env
+    // switch, so the other fault-matrix rows keep a listing without duplicates.
+    const handlers = server.server._requestHandlers;
+    const listTools = handlers.get('tools/list');
+    handlers.set('tools/list', async (request, extra) => {
+      const result = await listTools(request, extra);
+      const first = result.tools.find((tool) => tool.name === 'listed-twice');
+      if (first)
+        result.tools.push({ ...first, annotations: { ...first.annotations, readOnlyHint: false } });
+      return result;
+    });
+  }
+}
+// ---- end of the fresh-annotation tools ----
 
 if (mode === 'stdio') {
   await makeServer().connect(new StdioServerTransport());
@@ -126,6 +193,9 @@ if (mode === 'stdio') {
       transport.onclose = () => { if (transport.sessionId) transports.delete(transport.sessionId); };
       await makeServer().connect(transport);
     }
+    // Fresh-annotation tools: read-turns-write waits until its session has read a new tools/list.
+    if (body?.method === 'tools/list' && sessionId)
+      res.on('finish', () => setTimeout(() => noteToolsListed(sessionId), 500));
     await transport.handleRequest(req, res, body);
   });
   httpServer.listen(Number(process.argv[3]), '127.0.0.1', () => console.log(`listening ${httpServer.address().port}`));

@@ -11,6 +11,9 @@ using mcpscope::DispatchVerdict;
 using mcpscope::FailureKind;
 using mcpscope::PolicySettings;
 using mcpscope::RecoveryAction;
+using mcpscope::RequestTools;
+using mcpscope::ToolInfo;
+using mcpscope::ToolListing;
 namespace RetryPolicy = mcpscope::RetryPolicy;
 
 namespace {
@@ -80,6 +83,73 @@ bool isToolCallFor(Shape shape)
     return shape != Shape::NotATool;
 }
 
+/// The request as RetryPolicy sees it when nothing changed during the call: the snapshot and the
+/// newest listing are the same.
+RequestTools toolsFor(Shape shape)
+{
+    if (!isToolCallFor(shape))
+        return RequestTools::notATool();
+    ToolListing listing;
+    if (const std::optional<QJsonObject> annotations = annotationsFor(shape)) {
+        listing.listed = true;
+        listing.annotations = *annotations;
+    }
+    return RequestTools::toolCall(listing, listing);
+}
+
+/// One listing of the tool, for the fresh-annotation rows: what tools/list said at one moment.
+enum class Listing {
+    ReadOnlyTrue,
+    ReadOnlyFalse,
+    ReadOnlyAbsent,
+    IdempotentTrue,
+    TwiceTrueThenFalse, ///< the name twice: first entry readOnlyHint true, second false
+    TwiceBothTrue, ///< the name twice, both entries readOnlyHint true: still no entry is the truth
+    NotListed,
+};
+
+ToolInfo entry(const QString& name, const QJsonObject& annotations)
+{
+    return ToolInfo::fromJson(
+        QJsonObject { { QStringLiteral("name"), name }, { QStringLiteral("annotations"), annotations } });
+}
+
+ToolListing listingFor(Listing listing)
+{
+    const QString name = QStringLiteral("t");
+    const QJsonObject readOnly { { QStringLiteral("readOnlyHint"), true } };
+    const QJsonObject writer { { QStringLiteral("readOnlyHint"), false } };
+    // Another tool is always there: "not listed" is a listing without this name, not an empty one.
+    QList<ToolInfo> tools { entry(QStringLiteral("other"), readOnly) };
+    switch (listing) {
+    case Listing::ReadOnlyTrue:
+        tools.append(entry(name, readOnly));
+        break;
+    case Listing::ReadOnlyFalse:
+        tools.append(entry(name, writer));
+        break;
+    case Listing::ReadOnlyAbsent:
+        tools.append(entry(name, {}));
+        break;
+    case Listing::IdempotentTrue:
+        tools.append(
+            entry(name, { { QStringLiteral("readOnlyHint"), false }, { QStringLiteral("idempotentHint"), true } }));
+        break;
+    case Listing::TwiceTrueThenFalse:
+        tools.append(entry(name, readOnly));
+        tools.append(entry(name, writer));
+        break;
+    case Listing::TwiceBothTrue:
+        tools.append(entry(name, readOnly));
+        tools.append(entry(name, readOnly));
+        break;
+    case Listing::NotListed:
+        break;
+    }
+    // Built from a list the way the engine builds it, so the duplicate count is the real one.
+    return ToolListing::of(tools, name);
+}
+
 PolicySettings settingsFor(Shape shape)
 {
     PolicySettings settings;
@@ -113,6 +183,8 @@ private Q_SLOTS:
     void decide();
     void isReplayable_data();
     void isReplayable();
+    void freshListings_data();
+    void freshListings();
     void breakerOpenFailsFast();
     void reasonsArePlainSentences_data();
     void reasonsArePlainSentences();
@@ -219,9 +291,8 @@ void TestRetryPolicy::decide()
     QFETCH(bool, outcomeUncertain);
     QFETCH(bool, reconnect);
 
-    const std::optional<QJsonObject> annotations = annotationsFor(shape);
-    const Decision decision = RetryPolicy::decide(failureOf(kind, verdict, httpStatus),
-        annotations ? &*annotations : nullptr, isToolCallFor(shape), attempt, settingsFor(shape));
+    const Decision decision
+        = RetryPolicy::decide(failureOf(kind, verdict, httpStatus), toolsFor(shape), attempt, settingsFor(shape));
     QCOMPARE(RetryPolicy::actionName(decision.action), RetryPolicy::actionName(action));
     QCOMPARE(decision.rule, rule);
     QCOMPARE(decision.outcomeUncertain, outcomeUncertain);
@@ -241,9 +312,94 @@ void TestRetryPolicy::isReplayable()
 {
     QFETCH(Shape, shape);
     QFETCH(bool, replayable);
-    const std::optional<QJsonObject> annotations = annotationsFor(shape);
-    QCOMPARE(RetryPolicy::isReplayable(annotations ? &*annotations : nullptr, isToolCallFor(shape), settingsFor(shape)),
-        replayable);
+    QCOMPARE(RetryPolicy::isReplayable(toolsFor(shape), settingsFor(shape)), replayable);
+    QCOMPARE(RetryPolicy::whyNotReplayable(toolsFor(shape), settingsFor(shape)).isEmpty(), replayable);
+}
+
+// RECOVERY.md §2 as amended: the snapshot taken when the call started and the newest tools/list at
+// decision time must both say readOnlyHint true, with the name listed once. The reason names the
+// listing that made the call a write, so a user sees why there was no replay.
+void TestRetryPolicy::freshListings_data()
+{
+    QTest::addColumn<Listing>("snapshot");
+    QTest::addColumn<Listing>("current");
+    QTest::addColumn<bool>("idempotentReplay");
+    QTest::addColumn<bool>("replayable");
+    QTest::addColumn<bool>("readOnly");
+    QTest::addColumn<QString>("why"); ///< in the R5 reason; empty for a replay
+
+    QTest::newRow("snapshot readOnlyHint true, newest listing false: no replay")
+        << Listing::ReadOnlyTrue << Listing::ReadOnlyFalse << false << false << false
+        << QStringLiteral("the tool's newest listing says readOnlyHint false");
+    QTest::newRow("snapshot readOnlyHint true, newest listing drops the hint: no replay")
+        << Listing::ReadOnlyTrue << Listing::ReadOnlyAbsent << false << false << false
+        << QStringLiteral("the tool's newest listing has no readOnlyHint");
+    QTest::newRow("snapshot readOnlyHint false, newest listing true: no replay")
+        << Listing::ReadOnlyFalse << Listing::ReadOnlyTrue << false << false << false
+        << QStringLiteral("the tool's listing when the call started says readOnlyHint false");
+    QTest::newRow("newest listing has the name twice (true, then false): no replay")
+        << Listing::ReadOnlyTrue << Listing::TwiceTrueThenFalse << false << false << false
+        << QStringLiteral("the tool is listed more than once in the newest tools/list");
+    QTest::newRow("newest listing has the name twice, both true: still no replay")
+        << Listing::ReadOnlyTrue << Listing::TwiceBothTrue << false << false << false
+        << QStringLiteral("the tool is listed more than once in the newest tools/list");
+    QTest::newRow("name twice in the snapshot and in the newest listing: no replay")
+        << Listing::TwiceTrueThenFalse << Listing::TwiceTrueThenFalse << false << false << false
+        << QStringLiteral("the tool was listed more than once when the call started");
+    QTest::newRow("snapshot readOnlyHint true, not listed now: no replay")
+        << Listing::ReadOnlyTrue << Listing::NotListed << false << false << false
+        << QStringLiteral("the tool is not in the newest tools/list");
+    QTest::newRow("not listed when the call started, readOnlyHint true now: no replay")
+        << Listing::NotListed << Listing::ReadOnlyTrue << false << false << false
+        << QStringLiteral("the tool was not listed when the call started");
+    QTest::newRow("readOnlyHint true in both listings: replay")
+        << Listing::ReadOnlyTrue << Listing::ReadOnlyTrue << false << true << true << QString();
+    QTest::newRow("idempotent-replay on, idempotentHint true in both: replay")
+        << Listing::IdempotentTrue << Listing::IdempotentTrue << true << true << false << QString();
+    QTest::newRow("idempotent-replay on, idempotentHint true, newest listing false: no replay")
+        << Listing::IdempotentTrue << Listing::ReadOnlyFalse << true << false << false
+        << QStringLiteral("and idempotentHint is not true in both listings");
+    QTest::newRow("idempotent-replay on, idempotentHint true, newest listing twice: no replay")
+        << Listing::IdempotentTrue << Listing::TwiceTrueThenFalse << true << false << false
+        << QStringLiteral("the tool is listed more than once in the newest tools/list");
+    QTest::newRow("idempotent-replay on, read-only then only idempotent: no hint in both, no replay")
+        << Listing::ReadOnlyTrue << Listing::IdempotentTrue << true << false << false
+        << QStringLiteral("the tool's newest listing says readOnlyHint false");
+}
+
+void TestRetryPolicy::freshListings()
+{
+    QFETCH(Listing, snapshot);
+    QFETCH(Listing, current);
+    QFETCH(bool, idempotentReplay);
+    QFETCH(bool, replayable);
+    QFETCH(bool, readOnly);
+    QFETCH(QString, why);
+    const RequestTools tools = RequestTools::toolCall(listingFor(snapshot), listingFor(current));
+    PolicySettings settings;
+    settings.idempotentReplay = idempotentReplay;
+    QCOMPARE(RetryPolicy::isReplayable(tools, settings), replayable);
+    QCOMPARE(RetryPolicy::whyNotReplayable(tools, settings).isEmpty(), replayable);
+
+    for (const FailureKind lost : { FailureKind::SessionExpired, FailureKind::TransportLost }) {
+        const Decision decision = RetryPolicy::decide(failureOf(lost, DispatchVerdict::Unknown), tools, 1, settings);
+        QCOMPARE(decision.rule, replayable ? QStringLiteral("R4") : QStringLiteral("R5"));
+        QCOMPARE(RetryPolicy::actionName(decision.action),
+            RetryPolicy::actionName(replayable ? RecoveryAction::ReconnectThenRetry : RecoveryAction::HealNoReplay));
+        QCOMPARE(decision.outcomeUncertain, !replayable);
+        QVERIFY(decision.reconnect);
+        if (!why.isEmpty())
+            QVERIFY2(decision.reason.contains(why), qPrintable(decision.reason));
+        QVERIFY2(decision.reason.endsWith(QLatin1Char('.')), qPrintable(decision.reason));
+    }
+    // A lost answer of a tool that is not read-only in both listings matters: R6 and R7 say uncertain.
+    const Decision timeout
+        = RetryPolicy::decide(failureOf(FailureKind::Timeout, DispatchVerdict::Unknown), tools, 1, settings);
+    QCOMPARE(timeout.outcomeUncertain, !readOnly);
+    const Decision retry
+        = RetryPolicy::decide(failureOf(FailureKind::TransportLost, DispatchVerdict::Unknown), tools, 2, settings);
+    QCOMPARE(retry.rule, QStringLiteral("R7"));
+    QCOMPARE(retry.outcomeUncertain, !readOnly);
 }
 
 void TestRetryPolicy::breakerOpenFailsFast()
@@ -280,9 +436,8 @@ void TestRetryPolicy::reasonsArePlainSentences()
     QFETCH(FailureKind, kind);
     QFETCH(int, attempt);
     QFETCH(QString, contains);
-    const QJsonObject writer { { QStringLiteral("readOnlyHint"), false } };
-    const Decision decision
-        = RetryPolicy::decide(failureOf(kind, DispatchVerdict::Unknown), &writer, true, attempt, PolicySettings {});
+    const Decision decision = RetryPolicy::decide(
+        failureOf(kind, DispatchVerdict::Unknown), toolsFor(Shape::ReadOnlyFalse), attempt, PolicySettings {});
     QVERIFY2(decision.reason.contains(contains), qPrintable(decision.reason));
     QVERIFY(decision.reason.endsWith(QLatin1Char('.')));
 }

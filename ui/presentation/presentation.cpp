@@ -354,6 +354,10 @@ QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
             return expiry == ExpiryBehaviour::RetryOnce ? tr("retry once") : tr("no replay — uncertain");
         if (role == Qt::ForegroundRole)
             return expiry == ExpiryBehaviour::RetryOnce ? QColor(0x19, 0x87, 0x54) : QColor(0xb0, 0x6a, 0x00);
+        if (role == Qt::ToolTipRole
+            && QIdentityProxyModel::data(index, ToolsModelRole::ListedMoreThanOnceRole).toBool())
+            return tr("Write-capable: the server lists this tool name more than once, so no entry's hints can be "
+                      "trusted. After a session expiry the call is never sent again; it ends as outcome uncertain.");
         if (role == Qt::ToolTipRole)
             return expiry == ExpiryBehaviour::RetryOnce
                 ? tr("Read-only (or idempotent under the replay policy): after a session expiry the call is sent once "
