@@ -16,9 +16,9 @@ class ServerConnection;
 /// object printed per step. Steps:
 ///   call TOOL [JSON] | tools | ping | expire [server|client] | reconnect | kill
 ///   fault NAME [N] [ARGS] | breaker open|reset | wait MS | # comment
-/// HTTP faults (expire-before, expire-after, cut-after, auth-401, delay MS, drop-stream; ARGS may add
-/// method=M or tool=T) need the embedded fault proxy; stdio faults are kill-after-write, close-stdin
-/// and delay MS. finished() carries the exit code of the last failing step (0 when none failed).
+/// HTTP faults (expire-before, expire-after, cut-after, auth-401, delay MS, drop-stream, close-before-head,
+/// rst-before-head; ARGS may add method=M or tool=T) need the embedded fault proxy; stdio faults are
+/// kill-after-write, close-stdin and delay MS. finished() carries the exit code of the last failing step (0 when none failed).
 class ScriptRunner : public QObject
 {
     Q_OBJECT
