@@ -92,7 +92,7 @@ public:
     /// Drops both connections now (the proxy is closing).
     void shutdown();
     /// The event stream of this request's legacy session carried its (withheld) answer.
-    void onWithheldAnswerSeen();
+    void onWithheldAnswerSeen(quint64 generation);
 
 private:
     /// How the upstream answer travels to the client.
@@ -312,7 +312,7 @@ void FaultProxyConnection::handleRequest()
         // which must not get it either. Registered before forwarding: the stream may carry the answer
         // before the 202 is through.
         m_withholdKey = legacyStreamKey(m_request->target) + u'\n' + idKey(m_rpcId);
-        m_proxy->withholdResponse(m_withholdKey, this);
+        m_proxy->withholdResponse(m_withholdKey, { this, m_generation, *m_fault, m_rpcMethod, m_rpcId });
         break;
     default:
         break;
@@ -529,6 +529,12 @@ void FaultProxyConnection::onUpstreamHead()
         m_proxy->releaseWithheld(m_withholdKey);
         m_withholdKey.clear();
     }
+    if (!m_withholdKey.isEmpty() && (m_mode == Mode::CutAfter || m_mode == Mode::DropStream)) {
+        // Legacy: the answer travels on the session's event stream, so that is what these faults break
+        // (takeWithheld); the acknowledgement goes through as it came.
+        m_mode = Mode::Pass;
+        m_withholdKey.clear();
+    }
     switch (m_mode) {
     case Mode::Pass:
         switch (m_response->framing()) {
@@ -713,9 +719,24 @@ void FaultProxyConnection::relayStreamEvents(bool atEnd)
             if (event.type != "message" || m_streamKey.isEmpty())
                 continue;
             const DecodeResult decoded = JsonRpcCodec::decode(event.data);
-            if (decoded && decoded.message.isReply()
-                && m_proxy->takeWithheld(m_streamKey + u'\n' + idKey(decoded.message.id)))
-                withheld = true;
+            if (!decoded || !decoded.message.isReply())
+                continue;
+            const auto taken = m_proxy->takeWithheld(m_streamKey + u'\n' + idKey(decoded.message.id));
+            if (!taken)
+                continue;
+            withheld = true;
+            const FaultProxy::FaultKind kind = taken->fault.kind;
+            if (kind != FaultProxy::FaultKind::CutAfter && kind != FaultProxy::FaultKind::DropStream)
+                continue;
+            // The session's stream breaks where the answer would be: halfway through it, or cleanly before it.
+            if (kind == FaultProxy::FaultKind::CutAfter)
+                sendBody(QByteArrayView(block).first(block.size() / 2));
+            m_proxy->noteFired(taken->fault, taken->method, taken->requestId);
+            if (kind == FaultProxy::FaultKind::CutAfter)
+                cutClient();
+            else
+                finishResponse(true);
+            return;
         }
         if (!withheld)
             sendBody(block);
@@ -748,8 +769,10 @@ void FaultProxyConnection::onUpstreamComplete()
     completeFault();
 }
 
-void FaultProxyConnection::onWithheldAnswerSeen()
+void FaultProxyConnection::onWithheldAnswerSeen(quint64 generation)
 {
+    if (generation != m_generation)
+        return; // a later exchange on this connection
     m_streamAnswerSeen = true;
     if (m_busy && !m_responseDone && std::exchange(m_awaitingStreamAnswer, false))
         completeFault();
@@ -1058,9 +1081,9 @@ void FaultProxy::noteDuplicate(const QString& callId, int attempt, const QJsonVa
     Q_EMIT duplicateRefused(callId, attempt, requestId);
 }
 
-void FaultProxy::withholdResponse(const QString& key, FaultProxyConnection* waiter)
+void FaultProxy::withholdResponse(const QString& key, const Withheld& withheld)
 {
-    m_withheld.insert(key, waiter);
+    m_withheld.insert(key, withheld);
 }
 
 void FaultProxy::releaseWithheld(const QString& key)
@@ -1068,17 +1091,25 @@ void FaultProxy::releaseWithheld(const QString& key)
     m_withheld.remove(key);
 }
 
-bool FaultProxy::takeWithheld(const QString& key)
+std::optional<FaultProxy::Withheld> FaultProxy::takeWithheld(const QString& key)
 {
     const auto it = m_withheld.find(key);
     if (it == m_withheld.end())
-        return false;
-    const QPointer<FaultProxyConnection> waiter = it.value();
+        return std::nullopt;
+    Withheld taken = it.value();
     m_withheld.erase(it);
     // Queued: the stream that found the answer is still relaying its own events.
-    if (waiter)
-        QMetaObject::invokeMethod(waiter, &FaultProxyConnection::onWithheldAnswerSeen, Qt::QueuedConnection);
-    return true;
+    if (taken.waiter) {
+        const quint64 generation = taken.generation;
+        QMetaObject::invokeMethod(
+            taken.waiter,
+            [waiter = taken.waiter, generation] {
+                if (waiter)
+                    waiter->onWithheldAnswerSeen(generation);
+            },
+            Qt::QueuedConnection);
+    }
+    return taken;
 }
 
 std::optional<FaultProxy::FaultKind> FaultProxy::kindFromName(QStringView name)

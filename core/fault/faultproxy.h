@@ -163,11 +163,22 @@ private:
     void noteForwarded(const QString& callId, int attempt);
     void noteDuplicate(const QString& callId, int attempt, const QJsonValue& requestId);
 
-    // Legacy SSE answers withheld from the event stream, keyed by stream key + '\n' + JSON-RPC id key.
-    void withholdResponse(const QString& key, FaultProxyConnection* waiter);
+    /// A legacy SSE answer a fault keeps off the event stream: the POST's connection and exchange, and the
+    /// fault (cut-after and drop-stream act on the stream itself).
+    struct Withheld
+    {
+        QPointer<FaultProxyConnection> waiter;
+        quint64 generation = 0;
+        Fault fault;
+        QString method;
+        QJsonValue requestId;
+    };
+    // Keyed by stream key + '\n' + JSON-RPC id key.
+    void withholdResponse(const QString& key, const Withheld& withheld);
     void releaseWithheld(const QString& key);
-    /// Called by a stream for every response event: true when it must be dropped (and the waiter told).
-    bool takeWithheld(const QString& key);
+    /// Called by a stream for every response event: the entry when the answer is withheld (the waiter is
+    /// told), nullopt when it passes.
+    std::optional<Withheld> takeWithheld(const QString& key);
 
     QUrl m_upstream;
     QTcpServer* m_server = nullptr;
@@ -178,7 +189,7 @@ private:
     int m_duplicatesRefused = 0;
     bool m_duplicateCheck = true;
     QSet<QString> m_forwardedAttempts;
-    QHash<QString, QPointer<FaultProxyConnection>> m_withheld;
+    QHash<QString, Withheld> m_withheld;
 };
 
 } // namespace mcpscope

@@ -69,8 +69,10 @@ http.createServer(async (req, res) => {
 // Runs whatever JSON-RPC request it gets, prints "ran METHOD ID" for it, and answers with JSON, or with an
 // event stream (a progress event, then the response) when the path has ?sse. GET serves an event stream
 // that stays open after one legacy endpoint event: relative on /sse, absolute (on this server) on /absolute-sse.
+// A POST to /messages is answered the legacy way: 202, then the response on the last GET stream.
 const char CountingPeer[] = R"js(
 import http from 'node:http';
+let stream;
 const server = http.createServer(async (req, res) => {
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
@@ -80,12 +82,16 @@ const server = http.createServer(async (req, res) => {
     const endpoint = url.pathname === '/absolute-sse'
       ? `http://127.0.0.1:${server.address().port}/messages?sessionId=s1` : '/messages?sessionId=s1';
     res.write(`event: endpoint\ndata: ${endpoint}\n\n`);
+    stream = res;
     return;
   }
   const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   console.log(`ran ${body.method} ${JSON.stringify(body.id)}`);
   const reply = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { content: [] } });
-  if (url.searchParams.has('sse')) {
+  if (url.pathname === '/messages') {
+    res.writeHead(202, { 'content-length': 8 }).end('Accepted');
+    setTimeout(() => stream?.write(`event: message\ndata: ${reply}\n\n`), 30);
+  } else if (url.searchParams.has('sse')) {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress',
       params: { progressToken: 1, progress: 1 } })}\n\n`);
@@ -295,6 +301,8 @@ private Q_SLOTS:
     void duplicateCheckCanBeTurnedOff();
     void legacyStreamIsRelayedAsItArrives_data();
     void legacyStreamIsRelayedAsItArrives();
+    void legacyAnswerIsWithheld_data();
+    void legacyAnswerIsWithheld();
 
 private:
     /// Starts the counting peer; its upstream URL (path /mcp) goes to *upstream.
@@ -910,6 +918,53 @@ void TestFaultProxy::legacyStreamIsRelayedAsItArrives()
         : QByteArray("data: /messages?sessionId=s1\n");
     QVERIFY2(client.received.contains(expected), client.received.constData());
     QVERIFY(!client.disconnected);
+}
+
+void TestFaultProxy::legacyAnswerIsWithheld_data()
+{
+    QTest::addColumn<Kind>("kind");
+    QTest::addColumn<int>("status"); ///< 0: the POST connection ends with no byte
+    QTest::newRow("close-before-head") << Kind::CloseBeforeHead << 0;
+    QTest::newRow("rst-before-head") << Kind::RstBeforeHead << 0;
+    QTest::newRow("expire-after") << Kind::ExpireAfter << 404;
+}
+
+void TestFaultProxy::legacyAnswerIsWithheld()
+{
+    QFETCH(Kind, kind);
+    QFETCH(int, status);
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    upstream.setPath(QStringLiteral("/sse"));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    RawClient stream(proxy.port());
+    stream.get("/sse");
+    QTRY_VERIFY_WITH_TIMEOUT(stream.received.contains("sessionId=s1\n\n"), WaitMs);
+    QSignalSpy fired(&proxy, &FaultProxy::faultFired);
+    proxy.arm({ kind, 1, QStringLiteral("tools/call"), {}, 0, 0 });
+
+    // The server acknowledges with 202 and answers on the stream; the client gets neither.
+    RawClient faulted(proxy.port());
+    faulted.post("/messages?sessionId=s1", toolCallBody(9, QStringLiteral("call-l"), 1));
+    if (status == 0) {
+        QTRY_VERIFY_WITH_TIMEOUT(faulted.disconnected, WaitMs);
+        QVERIFY2(faulted.received.isEmpty(), faulted.received.constData());
+    } else {
+        QTRY_VERIFY_WITH_TIMEOUT(faulted.received.endsWith("}"), WaitMs);
+        QCOMPARE(faulted.status(), status);
+    }
+    QCOMPARE(fired.count(), 1);
+    QCOMPARE(peer.output().count("ran tools/call 9"), 1);
+
+    // The stream is alive and carries the next answer, but never the withheld one.
+    RawClient passing(proxy.port());
+    passing.post("/messages?sessionId=s1", toolCallBody(10, QStringLiteral("call-m"), 1));
+    QTRY_VERIFY_WITH_TIMEOUT(stream.received.contains("\"id\":10"), WaitMs);
+    QCOMPARE(passing.status(), 202);
+    QVERIFY2(!stream.received.contains("\"id\":9"), stream.received.constData());
+    QVERIFY(!stream.disconnected);
 }
 
 QTEST_GUILESS_MAIN(TestFaultProxy)
