@@ -303,6 +303,8 @@ private Q_SLOTS:
     void legacyStreamIsRelayedAsItArrives();
     void legacyAnswerIsWithheld_data();
     void legacyAnswerIsWithheld();
+    void legacyStreamBreaksWhereTheAnswerWas_data();
+    void legacyStreamBreaksWhereTheAnswerWas();
 
 private:
     /// Starts the counting peer; its upstream URL (path /mcp) goes to *upstream.
@@ -965,6 +967,41 @@ void TestFaultProxy::legacyAnswerIsWithheld()
     QCOMPARE(passing.status(), 202);
     QVERIFY2(!stream.received.contains("\"id\":9"), stream.received.constData());
     QVERIFY(!stream.disconnected);
+}
+
+void TestFaultProxy::legacyStreamBreaksWhereTheAnswerWas_data()
+{
+    QTest::addColumn<Kind>("kind");
+    QTest::newRow("cut-after cuts the event stream halfway through the answer") << Kind::CutAfter;
+    QTest::newRow("drop-stream ends the event stream before the answer") << Kind::DropStream;
+}
+
+void TestFaultProxy::legacyStreamBreaksWhereTheAnswerWas()
+{
+    QFETCH(Kind, kind);
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    upstream.setPath(QStringLiteral("/sse"));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    RawClient stream(proxy.port());
+    stream.get("/sse");
+    QTRY_VERIFY_WITH_TIMEOUT(stream.received.contains("sessionId=s1\n\n"), WaitMs);
+    QSignalSpy fired(&proxy, &FaultProxy::faultFired);
+    proxy.arm({ kind, 1, QStringLiteral("tools/call"), {}, 0, 0 });
+
+    // The acknowledgement is the POST's whole answer and goes through; the stream carries the fault.
+    RawClient post(proxy.port());
+    post.post("/messages?sessionId=s1", toolCallBody(11, QStringLiteral("call-s"), 1));
+    QTRY_VERIFY_WITH_TIMEOUT(stream.disconnected, WaitMs);
+    QCOMPARE(post.status(), 202);
+    QCOMPARE(fired.count(), 1);
+    QCOMPARE(fired.first().at(2).value<QJsonValue>(), QJsonValue(11));
+    QVERIFY2(!stream.received.contains("\"result\":{\"content\":[]}}\n\n"), stream.received.constData());
+    // Chunked framing tells a cut stream from a clean end: only drop-stream sends the last chunk.
+    QCOMPARE(stream.received.endsWith("0\r\n\r\n"), kind == Kind::DropStream);
+    QCOMPARE(peer.output().count("ran tools/call 11"), 1);
 }
 
 QTEST_GUILESS_MAIN(TestFaultProxy)
