@@ -98,6 +98,14 @@ int ProxyCommand::start(const QStringList& args)
                 << ", " << fault.count << " left\n";
             m_err.flush();
         });
+    connect(
+        m_proxy, &FaultProxy::duplicateRefused, this, [this](const QString& callId, int attempt, const QJsonValue& id) {
+            m_err
+                << "duplicate refused (409): attempt " << attempt << " of call " << callId << " id "
+                << QString::fromUtf8(QJsonDocument(QJsonArray { id }).toJson(QJsonDocument::Compact)).mid(1).chopped(1)
+                << " was already forwarded\n";
+            m_err.flush();
+        });
 
     m_out << "proxy listening on " << m_proxy->url().toString() << " -> " << upstream.toString();
     if (m_control)

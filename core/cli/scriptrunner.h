@@ -20,9 +20,10 @@ class ServerConnection;
 ///   fault NAME [N] [ARGS] | breaker open|reset | wait MS | parallel N STEP | # comment
 /// `parallel N STEP` starts N copies of STEP at once and goes on when all have ended; each copy
 /// prints its own object, as it ends, with "copy": 1..N.
-/// HTTP faults (expire-before, expire-after, cut-after, auth-401, delay MS, drop-stream; ARGS may add
-/// method=M or tool=T) need the embedded fault proxy; stdio faults are kill-after-write, close-stdin
-/// and delay MS. finished() carries the exit code of the last failing step (0 when none failed).
+/// HTTP faults (expire-before, expire-after, cut-after, auth-401, delay MS, drop-stream, close-before-head,
+/// rst-before-head; ARGS may add method=M or tool=T) need the embedded fault proxy; stdio faults are
+/// kill-after-write, close-stdin and delay MS. finished() carries the exit code of the last failing step
+/// (0 when none failed).
 class ScriptRunner : public QObject
 {
     Q_OBJECT

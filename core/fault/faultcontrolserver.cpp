@@ -105,7 +105,8 @@ void FaultControlServer::serve(
             json({ { QStringLiteral("proxy"), m_proxy->url().toString() },
                 { QStringLiteral("upstream"), m_proxy->upstream().toString() },
                 { QStringLiteral("forwarded"), m_proxy->forwarded() },
-                { QStringLiteral("faultsFired"), m_proxy->faultsFired() } }));
+                { QStringLiteral("faultsFired"), m_proxy->faultsFired() },
+                { QStringLiteral("duplicatesRefused"), m_proxy->duplicatesRefused() } }));
     }
     if (path == "/faults" || path == "/faults/") {
         if (method == "GET") {

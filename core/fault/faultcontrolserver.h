@@ -21,9 +21,11 @@ class FaultProxy;
 ///                        400 {"error":"…"} when the body is not a fault
 ///     DELETE /faults/N   204, or 404 {"error":"…"} when no fault N is armed
 ///     DELETE /faults     204: disarms every fault
-///     GET    /           200 {"proxy":"http://127.0.0.1:P/mcp","upstream":"…","forwarded":N,"faultsFired":N}
+///     GET    /           200 {"proxy":"http://127.0.0.1:P/mcp","upstream":"…","forwarded":N,"faultsFired":N,
+///                             "duplicatesRefused":N}
 ///
-/// kind is one of expire-before, expire-after, cut-after, auth-401, delay, drop-stream. count (default 1)
+/// kind is one of expire-before, expire-after, cut-after, auth-401, delay, drop-stream, close-before-head,
+/// rst-before-head. count (default 1)
 /// is how many matching requests the fault applies to; method and tool (both optional) narrow which
 /// JSON-RPC requests match (tool: tools/call of that tool); delayMs is required for delay. Only POSTs
 /// carrying a JSON-RPC request ever match; without method and tool a fault takes the next one.

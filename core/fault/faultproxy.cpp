@@ -2,6 +2,7 @@
 
 #include "transport/httpwire.h"
 #include "jsonrpc/jsonrpccodec.h"
+#include "socketreset.h"
 #include "transport/sseparser.h"
 
 #include <QJsonDocument>
@@ -24,7 +25,10 @@ using HttpWire::MessageReader;
 
 namespace {
 constexpr qint64 MaxRequestBodyBytes = 64LL * 1024 * 1024;
+/// How long a fault waits for a legacy server's answer on its event stream after the POST's 202.
+constexpr int StreamAnswerWaitMs = 30000;
 const QByteArray FaultHeader("X-McpScope-Fault");
+const QString AttemptMetaKey = QStringLiteral("io.github.mcpscope/attempt");
 
 const struct
 {
@@ -37,6 +41,8 @@ const struct
     { FaultProxy::FaultKind::Auth401, "auth-401" },
     { FaultProxy::FaultKind::Delay, "delay" },
     { FaultProxy::FaultKind::DropStream, "drop-stream" },
+    { FaultProxy::FaultKind::CloseBeforeHead, "close-before-head" },
+    { FaultProxy::FaultKind::RstBeforeHead, "rst-before-head" },
 };
 
 QByteArray sessionNotFound(const QJsonValue& id)
@@ -48,6 +54,22 @@ QByteArray sessionNotFound(const QJsonValue& id)
                 { QStringLiteral("message"), QStringLiteral("Session not found") } } },
         { QStringLiteral("id"), id.isUndefined() ? QJsonValue(QJsonValue::Null) : id } };
     return QJsonDocument(error).toJson(QJsonDocument::Compact);
+}
+
+/// What ties a legacy POST to its event stream: the path and query of the POST endpoint, which carries the
+/// session (the SDK's "/messages?sessionId=…"). Works for a target and for an endpoint event's URL alike.
+QString legacyStreamKey(const QByteArray& targetOrUrl)
+{
+    const QUrl url = QUrl::fromEncoded(targetOrUrl.trimmed());
+    QString key = url.path(QUrl::FullyEncoded);
+    if (url.hasQuery())
+        key += u'?' + url.query(QUrl::FullyEncoded);
+    return key;
+}
+
+QString attemptKey(const QString& callId, int attempt)
+{
+    return callId + u'\n' + QString::number(attempt);
 }
 
 bool isLoopbackHost(const QString& host)
@@ -69,10 +91,12 @@ public:
     ~FaultProxyConnection() override;
     /// Drops both connections now (the proxy is closing).
     void shutdown();
+    /// The event stream of this request's legacy session carried its (withheld) answer.
+    void onWithheldAnswerSeen(quint64 generation);
 
 private:
     /// How the upstream answer travels to the client.
-    enum class Mode { Pass, ExpireAfter, CutAfter, DropStream };
+    enum class Mode { Pass, ExpireAfter, CutAfter, DropStream, CloseBeforeHead, RstBeforeHead };
     /// The framing of the response the client is receiving.
     enum class Framing { None, Length, Chunked, Close };
 
@@ -87,8 +111,21 @@ private:
     void onUpstreamHead();
     void onUpstreamBody(const QByteArray& bytes);
     void onUpstreamComplete();
+    void completeFault();
     void upstreamBroken(const QString& reason);
     void relaySseBlocks(bool atEnd);
+    /// A passed-through GET event stream: relayed event by event, watched for a legacy endpoint and for
+    /// answers a fault withholds.
+    void relayStreamEvents(bool atEnd);
+    /// Answers 409 to a duplicate attempt without forwarding it.
+    void refuseDuplicate(const QString& callId, int attempt);
+    /// close-before-head and rst-before-head: the connection ends with no byte of the response.
+    void endWithoutHead();
+    /// Whether this mode keeps every byte of the answer back until the fault decides what the client gets.
+    bool holdsHead() const
+    {
+        return m_mode == Mode::ExpireAfter || m_mode == Mode::CloseBeforeHead || m_mode == Mode::RstBeforeHead;
+    }
     bool isResponseEvent(const QByteArray& block);
     QByteArray takeSseBlock(bool atEnd);
 
@@ -127,6 +164,11 @@ private:
     bool m_isSse = false;
     bool m_faultDone = false;
     bool m_responseDone = false;
+    bool m_watchStream = false; ///< a passed-through GET event stream
+    QString m_streamKey; ///< that stream's legacy endpoint key, once its endpoint event went by
+    QString m_withholdKey; ///< this POST's answer, kept off its legacy event stream
+    bool m_streamAnswerSeen = false;
+    bool m_awaitingStreamAnswer = false;
     Framing m_framing = Framing::None;
     QByteArray m_held;
     qsizetype m_scanPos = 0;
@@ -219,7 +261,13 @@ void FaultProxyConnection::handleRequest()
     m_fault.reset();
     m_faultDone = false;
     m_responseDone = false;
+    m_withholdKey.clear();
+    m_streamAnswerSeen = false;
+    m_awaitingStreamAnswer = false;
+    m_watchStream = false;
 
+    QString callId;
+    int attempt = 0;
     if (m_request->method == "POST") {
         const DecodeResult decoded = JsonRpcCodec::decode(m_requestBody);
         if (decoded && (decoded.message.isRequest() || decoded.message.isNotification())) {
@@ -228,15 +276,47 @@ void FaultProxyConnection::handleRequest()
             if (decoded.message.isRequest()) {
                 m_rpcMethod = decoded.message.method;
                 m_rpcId = decoded.message.id;
-                const QString tool = m_rpcMethod == QLatin1String("tools/call")
-                    ? decoded.message.params.value(QLatin1String("name")).toString()
-                    : QString();
+                const bool isToolCall = m_rpcMethod == QLatin1String("tools/call");
+                const QString tool
+                    = isToolCall ? decoded.message.params.value(QLatin1String("name")).toString() : QString();
+                if (isToolCall) {
+                    const QJsonObject identity = decoded.message.params.value(QLatin1String("_meta"))
+                                                     .toObject()
+                                                     .value(AttemptMetaKey)
+                                                     .toObject();
+                    callId = identity.value(QLatin1String("callId")).toString();
+                    attempt = identity.value(QLatin1String("attempt")).toInt();
+                    // Checked before faults are matched: a re-sent copy must not use up a fault meant for a
+                    // real attempt.
+                    if (!callId.isEmpty() && m_proxy->duplicateCheck() && m_proxy->alreadyForwarded(callId, attempt))
+                        return refuseDuplicate(callId, attempt);
+                }
                 m_fault = m_proxy->takeFault(m_rpcMethod, tool);
             }
         }
     }
+    const bool forwards = !m_fault
+        || (m_fault->kind != FaultProxy::FaultKind::ExpireBefore && m_fault->kind != FaultProxy::FaultKind::Auth401);
+    if (forwards && !callId.isEmpty())
+        m_proxy->noteForwarded(callId, attempt);
     if (!m_fault)
         return forward(Mode::Pass);
+
+    switch (m_fault->kind) {
+    case FaultProxy::FaultKind::ExpireAfter:
+    case FaultProxy::FaultKind::CutAfter:
+    case FaultProxy::FaultKind::DropStream:
+    case FaultProxy::FaultKind::CloseBeforeHead:
+    case FaultProxy::FaultKind::RstBeforeHead:
+        // A legacy server answers this POST with 202 and the response on the session's event stream,
+        // which must not get it either. Registered before forwarding: the stream may carry the answer
+        // before the 202 is through.
+        m_withholdKey = legacyStreamKey(m_request->target) + u'\n' + idKey(m_rpcId);
+        m_proxy->withholdResponse(m_withholdKey, { this, m_generation, *m_fault, m_rpcMethod, m_rpcId });
+        break;
+    default:
+        break;
+    }
 
     switch (m_fault->kind) {
     case FaultProxy::FaultKind::ExpireBefore:
@@ -267,7 +347,27 @@ void FaultProxyConnection::handleRequest()
         return forward(Mode::CutAfter);
     case FaultProxy::FaultKind::DropStream:
         return forward(Mode::DropStream);
+    case FaultProxy::FaultKind::CloseBeforeHead:
+        return forward(Mode::CloseBeforeHead);
+    case FaultProxy::FaultKind::RstBeforeHead:
+        return forward(Mode::RstBeforeHead);
     }
+}
+
+void FaultProxyConnection::refuseDuplicate(const QString& callId, int attempt)
+{
+    const QJsonObject body { { QStringLiteral("error"), QStringLiteral("duplicate attempt") },
+        { QStringLiteral("message"),
+            FaultProxy::tr("McpScope fault proxy: attempt %1 of call %2 (%3) was already forwarded to %4; this "
+                           "copy was refused and not sent upstream")
+                .arg(attempt)
+                .arg(callId, m_rpcMethod, m_proxy->upstream().toString()) },
+        { QStringLiteral("callId"), callId }, { QStringLiteral("attempt"), attempt },
+        { QStringLiteral("method"), m_rpcMethod }, { QStringLiteral("id"), m_rpcId } };
+    const QJsonValue requestId = m_rpcId;
+    respond(409, { { "Content-Type", "application/json" }, { FaultHeader, "duplicate" } },
+        QJsonDocument(body).toJson(QJsonDocument::Compact));
+    m_proxy->noteDuplicate(callId, attempt, requestId);
 }
 
 void FaultProxyConnection::forward(Mode mode)
@@ -283,6 +383,8 @@ void FaultProxyConnection::forward(Mode mode)
     m_scanPos = 0;
     m_lineStart = 0;
     m_sse = SseParser();
+    m_watchStream = false;
+    m_streamKey.clear();
 
     const QUrl upstream = m_proxy->upstream();
     const bool tls = upstream.scheme() == QLatin1String("https");
@@ -422,6 +524,17 @@ void FaultProxyConnection::onUpstreamHead()
     m_isSse = HttpWire::header(m_response->headers, "Content-Type").trimmed().toLower().startsWith("text/event-stream");
     const HeaderList headers = HttpWire::endToEndHeaders(m_response->headers);
     const Framing streamed = m_http11 ? Framing::Chunked : Framing::Close;
+    if (!m_withholdKey.isEmpty() && m_response->status != 202) {
+        // Not a legacy acknowledgement: the answer is in this response, not on an event stream.
+        m_proxy->releaseWithheld(m_withholdKey);
+        m_withholdKey.clear();
+    }
+    if (!m_withholdKey.isEmpty() && (m_mode == Mode::CutAfter || m_mode == Mode::DropStream)) {
+        // Legacy: the answer travels on the session's event stream, so that is what these faults break
+        // (takeWithheld); the acknowledgement goes through as it came.
+        m_mode = Mode::Pass;
+        m_withholdKey.clear();
+    }
     switch (m_mode) {
     case Mode::Pass:
         switch (m_response->framing()) {
@@ -439,11 +552,16 @@ void FaultProxyConnection::onUpstreamHead()
             return;
         case MessageReader::Framing::Chunked:
         case MessageReader::Framing::UntilClose:
+            // An event stream of its own (a legacy session's, or a standalone one) is relayed event by
+            // event, so a withheld answer can be taken out whole.
+            m_watchStream = m_isSse && m_request->method == "GET";
             sendHead(m_response->status, m_response->reason, headers, streamed);
             return;
         }
         return;
     case Mode::ExpireAfter:
+    case Mode::CloseBeforeHead:
+    case Mode::RstBeforeHead:
         return;
     case Mode::CutAfter:
     case Mode::DropStream:
@@ -457,9 +575,16 @@ void FaultProxyConnection::onUpstreamBody(const QByteArray& bytes)
 {
     switch (m_mode) {
     case Mode::Pass:
+        if (m_watchStream) {
+            m_held.append(bytes);
+            relayStreamEvents(false);
+            return;
+        }
         sendBody(bytes);
         return;
     case Mode::ExpireAfter:
+    case Mode::CloseBeforeHead:
+    case Mode::RstBeforeHead:
         if (m_isSse) {
             m_held.append(bytes);
             relaySseBlocks(false);
@@ -531,7 +656,7 @@ void FaultProxyConnection::relaySseBlocks(bool atEnd)
         if (block.isEmpty())
             return;
         if (!isResponseEvent(block)) {
-            if (m_mode != Mode::ExpireAfter)
+            if (!holdsHead())
                 sendBody(block);
             continue;
         }
@@ -557,7 +682,64 @@ void FaultProxyConnection::relaySseBlocks(bool atEnd)
             if (live(generation))
                 finishResponse(true);
             return;
+        case Mode::CloseBeforeHead:
+        case Mode::RstBeforeHead:
+            endWithoutHead();
+            return;
         }
+    }
+}
+
+void FaultProxyConnection::relayStreamEvents(bool atEnd)
+{
+    for (;;) {
+        QByteArray block = takeSseBlock(atEnd);
+        if (block.isEmpty())
+            return;
+        bool withheld = false;
+        const QList<SseEvent> events = m_sse.feed(block);
+        for (const SseEvent& event : events) {
+            if (event.type == "endpoint") {
+                const QByteArray endpoint = event.data.trimmed();
+                const QUrl url = QUrl::fromEncoded(endpoint);
+                const QUrl upstream = m_proxy->upstream();
+                if (!url.isRelative() && url.host() == upstream.host()
+                    && url.port(url.scheme() == QLatin1String("https") ? 443 : 80)
+                        == upstream.port(upstream.scheme() == QLatin1String("https") ? 443 : 80)) {
+                    // An absolute endpoint on the upstream would take the client's POSTs past the proxy.
+                    QUrl proxied = url;
+                    proxied.setScheme(QStringLiteral("http"));
+                    proxied.setHost(QStringLiteral("127.0.0.1"));
+                    proxied.setPort(m_proxy->port());
+                    block.replace(endpoint, proxied.toEncoded());
+                }
+                m_streamKey = legacyStreamKey(endpoint);
+                continue;
+            }
+            if (event.type != "message" || m_streamKey.isEmpty())
+                continue;
+            const DecodeResult decoded = JsonRpcCodec::decode(event.data);
+            if (!decoded || !decoded.message.isReply())
+                continue;
+            const auto taken = m_proxy->takeWithheld(m_streamKey + u'\n' + idKey(decoded.message.id));
+            if (!taken)
+                continue;
+            withheld = true;
+            const FaultProxy::FaultKind kind = taken->fault.kind;
+            if (kind != FaultProxy::FaultKind::CutAfter && kind != FaultProxy::FaultKind::DropStream)
+                continue;
+            // The session's stream breaks where the answer would be: halfway through it, or cleanly before it.
+            if (kind == FaultProxy::FaultKind::CutAfter)
+                sendBody(QByteArrayView(block).first(block.size() / 2));
+            m_proxy->noteFired(taken->fault, taken->method, taken->requestId);
+            if (kind == FaultProxy::FaultKind::CutAfter)
+                cutClient();
+            else
+                finishResponse(true);
+            return;
+        }
+        if (!withheld)
+            sendBody(block);
     }
 }
 
@@ -565,9 +747,64 @@ void FaultProxyConnection::onUpstreamComplete()
 {
     const quint64 generation = m_generation;
     dropUpstream();
+    if (m_mode == Mode::Pass) {
+        if (m_watchStream) {
+            relayStreamEvents(true);
+            if (!live(generation))
+                return;
+        }
+        finishResponse();
+        return;
+    }
+    if (!m_withholdKey.isEmpty() && !m_streamAnswerSeen) {
+        // A legacy server has only accepted the request; it has run it once its answer is on the event
+        // stream. The fault waits for that (bounded, in case the stream does not pass through the proxy).
+        m_awaitingStreamAnswer = true;
+        QTimer::singleShot(StreamAnswerWaitMs, this, [this, generation] {
+            if (live(generation) && std::exchange(m_awaitingStreamAnswer, false))
+                completeFault();
+        });
+        return;
+    }
+    completeFault();
+}
+
+void FaultProxyConnection::onWithheldAnswerSeen(quint64 generation)
+{
+    if (generation != m_generation)
+        return; // a later exchange on this connection
+    m_streamAnswerSeen = true;
+    if (m_busy && !m_responseDone && std::exchange(m_awaitingStreamAnswer, false))
+        completeFault();
+}
+
+void FaultProxyConnection::endWithoutHead()
+{
+    const quint64 generation = m_generation;
+    const bool reset = m_mode == Mode::RstBeforeHead;
+    dropUpstream();
+    fire();
+    if (!live(generation))
+        return;
+    m_busy = true;
+    m_responseDone = true;
+    if (reset) {
+        resetConnection(m_client);
+        return;
+    }
+    m_client->disconnectFromHost();
+}
+
+void FaultProxyConnection::completeFault()
+{
+    const quint64 generation = m_generation;
     switch (m_mode) {
     case Mode::Pass:
         finishResponse();
+        return;
+    case Mode::CloseBeforeHead:
+    case Mode::RstBeforeHead:
+        endWithoutHead();
         return;
     case Mode::ExpireAfter:
         respondFault(FaultProxy::FaultKind::ExpireAfter, 404, { { "Content-Type", "application/json" } },
@@ -826,6 +1063,53 @@ void FaultProxy::noteFired(const Fault& fault, const QString& method, const QJso
 {
     ++m_faultsFired;
     Q_EMIT faultFired(fault, method, requestId);
+}
+
+bool FaultProxy::alreadyForwarded(const QString& callId, int attempt) const
+{
+    return m_forwardedAttempts.contains(attemptKey(callId, attempt));
+}
+
+void FaultProxy::noteForwarded(const QString& callId, int attempt)
+{
+    m_forwardedAttempts.insert(attemptKey(callId, attempt));
+}
+
+void FaultProxy::noteDuplicate(const QString& callId, int attempt, const QJsonValue& requestId)
+{
+    ++m_duplicatesRefused;
+    Q_EMIT duplicateRefused(callId, attempt, requestId);
+}
+
+void FaultProxy::withholdResponse(const QString& key, const Withheld& withheld)
+{
+    m_withheld.insert(key, withheld);
+}
+
+void FaultProxy::releaseWithheld(const QString& key)
+{
+    m_withheld.remove(key);
+}
+
+std::optional<FaultProxy::Withheld> FaultProxy::takeWithheld(const QString& key)
+{
+    const auto it = m_withheld.find(key);
+    if (it == m_withheld.end())
+        return std::nullopt;
+    Withheld taken = it.value();
+    m_withheld.erase(it);
+    // Queued: the stream that found the answer is still relaying its own events.
+    if (taken.waiter) {
+        const quint64 generation = taken.generation;
+        QMetaObject::invokeMethod(
+            taken.waiter,
+            [waiter = taken.waiter, generation] {
+                if (waiter)
+                    waiter->onWithheldAnswerSeen(generation);
+            },
+            Qt::QueuedConnection);
+    }
+    return taken;
 }
 
 std::optional<FaultProxy::FaultKind> FaultProxy::kindFromName(QStringView name)

@@ -5,7 +5,9 @@
 // engine believes.
 //
 // - Streamable HTTP: the ledger peer behind a FaultProxy; faults expire-before, expire-after,
-//   cut-after, drop-stream, auth-401 and delay 50 ms.
+//   cut-after, drop-stream, auth-401, delay 50 ms, close-before-head and rst-before-head. The proxy's
+//   duplicate check is on: a tools/call attempt that reaches it a second time (re-sent by a layer below
+//   the decision table) is refused with 409 and counted.
 // - stdio: the ledger peer as a child; faults kill-after-write, close-stdin and delay 50 ms through
 //   ServerConnection::armStdioFault.
 // - Tools: write, set (idempotent, but the idempotent-replay policy is off, so write-capable),
@@ -18,8 +20,8 @@
 // same faults on the same calls, not necessarily the same interleavings.
 //
 // Fails (exit 1) when: a write-capable call ran more than once on the server; any call ran more than
-// twice (R7); a call produced no finished record or more than one (callbacks counted, and the --log
-// JSONL when given); a call never finished (the stall watchdog); or the overall watchdog fired.
+// twice (R7); the proxy refused a duplicate attempt; a call produced no finished record or more than one (callbacks
+// counted, and the --log JSONL when given); a call never finished (the stall watchdog); or the overall watchdog fired.
 
 #include "calllog/callrecord.h"
 #include "engine/serverconnection.h"
@@ -142,9 +144,9 @@ QList<PlannedCall> makePlan(const Config& config, std::mt19937_64& rng, QList<in
         if (unit(rng) < config.faultRate) {
             if (call.side == Side::Http) {
                 using K = FaultProxy::FaultKind;
-                static const K kinds[]
-                    = { K::ExpireBefore, K::ExpireAfter, K::CutAfter, K::DropStream, K::Auth401, K::Delay };
-                call.httpFault = kinds[std::uniform_int_distribution<int>(0, 5)(rng)];
+                static const K kinds[] = { K::ExpireBefore, K::ExpireAfter, K::CutAfter, K::DropStream, K::Auth401,
+                    K::Delay, K::CloseBeforeHead, K::RstBeforeHead };
+                call.httpFault = kinds[std::uniform_int_distribution<int>(0, int(std::size(kinds)) - 1)(rng)];
                 call.faultName = FaultProxy::kindName(*call.httpFault);
             } else {
                 using F = ServerConnection::StdioFault;
@@ -515,6 +517,7 @@ int Soak::report()
     const int httpReconnects = m_http.connection->reconnector()->reconnectCount();
     const int stdioReconnects = m_stdio.connection->reconnector()->reconnectCount();
     const int httpFired = m_http.proxy->faultsFired();
+    const int duplicatesRefused = m_http.proxy->duplicatesRefused();
     const int stdioFired = m_stdio.stdioFaultsFired;
 
     // Let stragglers the engine gave up on (sleeps past their deadline, delayed forwards) reach the
@@ -655,13 +658,14 @@ int Soak::report()
     if (problems.size() > shown)
         print(u"  ! … and %1 more\n"_s.arg(problems.size() - shown));
 
-    const bool pass = duplicateWrites == 0 && lost == 0 && duplicateRecords == 0 && logDuplicates == 0
-        && sentMoreThanTwice == 0 && m_abortReason.isEmpty() && unstarted == 0;
+    const bool pass = duplicateWrites == 0 && duplicatesRefused == 0 && lost == 0 && duplicateRecords == 0
+        && logDuplicates == 0 && sentMoreThanTwice == 0 && m_abortReason.isEmpty() && unstarted == 0;
     print(u"\n  %1 %2   %3\n"_s.arg(u"check"_s, -42).arg(u"value"_s, 6).arg(u"goal"_s));
     const auto line = [](const QString& name, int value) {
         print(u"  %1 %2   0      %3\n"_s.arg(name, -42).arg(value, 6).arg(value == 0 ? u"PASS"_s : u"MISS"_s));
     };
     line(u"write-capable calls run twice or more"_s, duplicateWrites);
+    line(u"attempts re-sent below the engine (409s)"_s, duplicatesRefused);
     line(u"calls run more than twice (R7)"_s, sentMoreThanTwice);
     line(u"records lost (never finished / wrong id)"_s, lost);
     line(u"records duplicated"_s, duplicateRecords + logDuplicates);

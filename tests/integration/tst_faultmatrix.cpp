@@ -19,6 +19,9 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+
+#include <functional>
 
 using namespace mcpscope;
 using namespace mcpscope::test;
@@ -70,7 +73,7 @@ struct Ledger
     }
 };
 
-/// One ledger peer (stdio or HTTP behind a fault proxy) and a connection to it.
+/// One ledger peer (stdio, or Streamable HTTP or legacy SSE behind a fault proxy) and a connection to it.
 struct Rig
 {
     QTemporaryDir dir;
@@ -80,6 +83,8 @@ struct Rig
     std::unique_ptr<ServerConnection> connection;
     /// The HTTP ledger peer's environment (LEDGER_PEER_LIST_TWICE for the fresh-annotation rows).
     QProcessEnvironment peerEnv = QProcessEnvironment::systemEnvironment();
+    int keepAliveMs = 0; ///< the HTTP peer's keep-alive timeout; 0: Node's default
+    bool direct = false; ///< HTTP without the fault proxy
 
     bool start(const QString& transport, bool idempotentReplay = false)
     {
@@ -94,15 +99,22 @@ struct Rig
             config.command = nodeBinary();
             config.args = { script, QStringLiteral("stdio"), ledger.path };
         } else {
+            // "http": Streamable HTTP on /mcp; "sse": legacy HTTP+SSE, GET /sse and POST /messages.
+            const bool sse = transport == QLatin1String("sse");
             const quint16 port = freePort();
-            if (!httpPeer.start(script, { QStringLiteral("http"), QString::number(port), ledger.path },
-                    QStringLiteral("listening"), peerEnv))
+            QProcessEnvironment env = peerEnv;
+            if (keepAliveMs > 0)
+                env.insert(QStringLiteral("LEDGER_KEEPALIVE_MS"), QString::number(keepAliveMs));
+            if (!httpPeer.start(
+                    script, { transport, QString::number(port), ledger.path }, QStringLiteral("listening"), env))
                 return false;
-            config.transport = TransportKind::StreamableHttp;
-            config.url = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port));
-            proxy = std::make_unique<FaultProxy>(config.url);
-            if (!proxy->listen())
-                return false;
+            config.transport = sse ? TransportKind::LegacySse : TransportKind::StreamableHttp;
+            config.url = QUrl(QStringLiteral("http://127.0.0.1:%1/%2").arg(port).arg(sse ? u"sse" : u"mcp"));
+            if (!direct) {
+                proxy = std::make_unique<FaultProxy>(config.url);
+                if (!proxy->listen())
+                    return false;
+            }
         }
         connection = std::make_unique<ServerConnection>(config);
         if (proxy)
@@ -150,6 +162,7 @@ class TestFaultMatrix : public QObject
 private Q_SLOTS:
     void httpFaults_data();
     void httpFaults();
+    void keepAliveRaceRunsEachWriteOnce();
     void stdioKillAfterWrite_data();
     void stdioKillAfterWrite();
     void stdioDeadBeforeWriteIsR1();
@@ -165,6 +178,7 @@ private Q_SLOTS:
 
 void TestFaultMatrix::httpFaults_data()
 {
+    QTest::addColumn<QString>("transport");
     QTest::addColumn<int>("fault");
     QTest::addColumn<QString>("tool");
     QTest::addColumn<QString>("outcome");
@@ -172,35 +186,69 @@ void TestFaultMatrix::httpFaults_data()
     QTest::addColumn<int>("serverRuns");
     QTest::addColumn<bool>("healed");
     using K = FaultProxy::FaultKind;
+    const QString http = QStringLiteral("http");
     QTest::newRow("write + expire-after: ran once, uncertain, healed")
-        << int(K::ExpireAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5")
-        << 1 << true;
+        << http << int(K::ExpireAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << QStringLiteral("R5") << 1 << true;
     QTest::newRow("read-only + expire-after: ran twice, success on a new session")
-        << int(K::ExpireAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2
-        << true;
+        << http << int(K::ExpireAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4")
+        << 2 << true;
     QTest::newRow("write + expire-before: pre-dispatch 404 is still R5, ran zero times")
-        << int(K::ExpireBefore) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << http << int(K::ExpireBefore) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
         << QStringLiteral("R5") << 0 << true;
     QTest::newRow("read-only + expire-before: retried once, ran once")
-        << int(K::ExpireBefore) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 1
-        << true;
+        << http << int(K::ExpireBefore) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4")
+        << 1 << true;
     QTest::newRow("write + cut-after: ran once, uncertain")
-        << int(K::CutAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5")
-        << 1 << true;
+        << http << int(K::CutAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << QStringLiteral("R5") << 1 << true;
     QTest::newRow("read-only + cut-after: ran twice, success")
-        << int(K::CutAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2 << true;
+        << http << int(K::CutAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2
+        << true;
     QTest::newRow("write + drop-stream: ran once, uncertain")
-        << int(K::DropStream) << QStringLiteral("write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5")
-        << 1 << true;
+        << http << int(K::DropStream) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << QStringLiteral("R5") << 1 << true;
     QTest::newRow("read-only + expire-after on both attempts: R7 stops, ran twice")
-        << int(K::ExpireAfter) * 100 + 2 << QStringLiteral("read") << QStringLiteral("transport_error")
+        << http << int(K::ExpireAfter) * 100 + 2 << QStringLiteral("read") << QStringLiteral("transport_error")
         << QStringLiteral("R7") << 2 << true;
     QTest::newRow("write + auth-401: retried once, ran once (R2)")
-        << int(K::Auth401) << QStringLiteral("write") << QStringLiteral("success") << QStringLiteral("R2") << 1 << true;
+        << http << int(K::Auth401) << QStringLiteral("write") << QStringLiteral("success") << QStringLiteral("R2") << 1
+        << true;
+    // Legacy SSE: the proxy keeps the answer off the event stream as well, so the POST's fate decides.
+    const QString sse = QStringLiteral("sse");
+    QTest::newRow("sse: write + expire-after: ran once, uncertain, healed")
+        << sse << int(K::ExpireAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << QStringLiteral("R5") << 1 << true;
+    QTest::newRow("sse: read-only + expire-after: ran twice, success on a new session")
+        << sse << int(K::ExpireAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4")
+        << 2 << true;
+    QTest::newRow("sse: write + cut-after: ran once, uncertain")
+        << sse << int(K::CutAfter) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << QStringLiteral("R5") << 1 << true;
+    QTest::newRow("sse: read-only + cut-after: ran twice, success")
+        << sse << int(K::CutAfter) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4") << 2
+        << true;
+    QTest::newRow("sse: write + drop-stream: ran once, uncertain")
+        << sse << int(K::DropStream) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+        << QStringLiteral("R5") << 1 << true;
+    // The server ran the call, then the connection closed or reset before one byte of the response: no
+    // layer may send it again (RECOVERY.md §1). Over legacy SSE the answer is kept off the event stream too.
+    for (const QString& transport : { QStringLiteral("http"), QStringLiteral("sse") }) {
+        for (const auto& [kind, name] : { std::pair { K::CloseBeforeHead, "close-before-head" },
+                 std::pair { K::RstBeforeHead, "rst-before-head" } }) {
+            QTest::addRow("%s: write + %s: ran once, uncertain, healed", qPrintable(transport), name)
+                << transport << int(kind) << QStringLiteral("write") << QStringLiteral("outcome_uncertain")
+                << QStringLiteral("R5") << 1 << true;
+            QTest::addRow("%s: read-only + %s: ran twice, success on a new session", qPrintable(transport), name)
+                << transport << int(kind) << QStringLiteral("read") << QStringLiteral("success") << QStringLiteral("R4")
+                << 2 << true;
+        }
+    }
 }
 
 void TestFaultMatrix::httpFaults()
 {
+    QFETCH(QString, transport);
     QFETCH(int, fault);
     QFETCH(QString, tool);
     QFETCH(QString, outcome);
@@ -208,7 +256,7 @@ void TestFaultMatrix::httpFaults()
     QFETCH(int, serverRuns);
     QFETCH(bool, healed);
     Rig rig;
-    QVERIFY(rig.start(QStringLiteral("http")));
+    QVERIFY(rig.start(transport));
     const QString firstSession = rig.connection->sessionId();
     QVERIFY(!firstSession.isEmpty());
     // fault encodes kind * 100 + count when a row arms more than one.
@@ -218,9 +266,26 @@ void TestFaultMatrix::httpFaults()
     const CallRecord record = rig.call(tool,
         tool == QLatin1String("write") ? QJsonObject { { QStringLiteral("note"), QStringLiteral("m") } }
                                        : QJsonObject());
-    QCOMPARE(outcomeName(record.outcome), outcome);
+    // What happened, in one line, for any check below that fails.
+    QString attempts;
+    for (const CallAttempt& attempt : record.attempts)
+        attempts += QStringLiteral(" [#%1: HTTP %2, %3, %4]")
+                        .arg(attempt.number)
+                        .arg(attempt.httpStatus)
+                        .arg(attempt.failureKind ? failureKindName(*attempt.failureKind) : QStringLiteral("ok"),
+                            attempt.error);
+    const QByteArray seen = QStringLiteral("outcome %1, rule %2, server ran it %3 time(s), proxy refused %4 "
+                                           "duplicate(s); attempts:%5")
+                                .arg(outcomeName(record.outcome), record.rule)
+                                .arg(rig.ledger.runs(record.callId))
+                                .arg(rig.proxy->duplicatesRefused())
+                                .arg(attempts)
+                                .toUtf8();
+    // A refused duplicate means some layer below the decision table sent an attempt again.
+    QVERIFY2(rig.proxy->duplicatesRefused() == 0, seen.constData());
+    QVERIFY2(rig.ledger.runs(record.callId) == serverRuns, seen.constData());
+    QVERIFY2(outcomeName(record.outcome) == outcome, seen.constData());
     QCOMPARE(record.rule, rule);
-    QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
     QCOMPARE(rig.proxy->faultsFired(), count);
     if (healed) {
         QCOMPARE(record.reconnects.size(), count);
@@ -241,6 +306,36 @@ void TestFaultMatrix::httpFaults()
     // A heal closes the breaker; an uncertain outcome after a heal is not a strike.
     QCOMPARE(rig.connection->breaker()->state(), CircuitBreaker::State::Closed);
     QCOMPARE(rig.connection->breaker()->consecutiveFailures(), 0);
+}
+
+// The server closes an idle keep-alive connection after 1 s; each write comes 1.1 s after the last one
+// finished, just after the close. A client that writes on the closed connection and then re-sends would
+// run a write twice; one that sees the close first opens a new connection. No proxy: nothing in between.
+void TestFaultMatrix::keepAliveRaceRunsEachWriteOnce()
+{
+    Rig rig;
+    rig.keepAliveMs = 1000;
+    rig.direct = true;
+    QVERIFY(rig.start(QStringLiteral("http")));
+    QList<CallRecord> records;
+    std::function<void()> next = [&] {
+        rig.connection->callTool(QStringLiteral("write"),
+            { { QStringLiteral("note"), QStringLiteral("keep-alive %1").arg(records.size()) } }, {},
+            [&](const CallRecord& record) {
+                records.append(record);
+                if (records.size() < 5)
+                    QTimer::singleShot(1100, rig.connection.get(), next);
+            });
+    };
+    next();
+    QTRY_COMPARE_WITH_TIMEOUT(records.size(), 5, WaitMs);
+    producedRecords().append(records);
+    for (const CallRecord& record : std::as_const(records)) {
+        QVERIFY2(record.outcome == CallOutcome::Success, QJsonDocument(record.toJson()).toJson().constData());
+        QCOMPARE(record.attempts.size(), 1);
+        QCOMPARE(rig.ledger.runs(record.callId), 1);
+    }
+    QCOMPARE(rig.ledger.runsOf(QStringLiteral("write")), 5);
 }
 
 void TestFaultMatrix::stdioKillAfterWrite_data()
@@ -320,6 +415,7 @@ void TestFaultMatrix::concurrentExpiryJoinsOneReconnect()
         QCOMPARE(rig.ledger.runs(record.callId), 2);
     }
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("read")), 20);
+    QCOMPARE(rig.proxy->duplicatesRefused(), 0);
 }
 
 void TestFaultMatrix::breakerOpensFailsFastAndLetsOneProbe()
@@ -356,6 +452,7 @@ void TestFaultMatrix::breakerOpensFailsFastAndLetsOneProbe()
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("sleep")), 1);
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("write")), 0);
     QCOMPARE(rig.connection->breaker()->state(), CircuitBreaker::State::Closed);
+    QCOMPARE(rig.proxy->duplicatesRefused(), 0);
 }
 
 void TestFaultMatrix::timeoutOnWriteCancelsAndIsUncertain()
@@ -404,6 +501,7 @@ void TestFaultMatrix::idempotentReplayPolicy()
         { { QStringLiteral("key"), QStringLiteral("k") }, { QStringLiteral("value"), QStringLiteral("v") } });
     QCOMPARE(outcomeName(record.outcome), outcome);
     QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
+    QCOMPARE(rig.proxy->duplicatesRefused(), 0);
 }
 
 // ---- Fresh annotations (issue 10, RECOVERY.md §2 as amended) ----

@@ -1,7 +1,9 @@
 // FaultProxy in front of the real server-everything (Streamable HTTP, started once on a random
 // loopback port), driven by the real engine: ClientSession over StreamableHttpTransport pointed at
 // the proxy. server-everything keeps an event store, so a stream the proxy cuts can be resumed;
-// the TransportLost rows use a plain SDK peer without one, started inline below.
+// the TransportLost rows use a plain SDK peer without one, started inline below. The before-head faults
+// and the duplicate check are tested with a raw QTcpSocket client, which never re-sends anything, against
+// a stateless counting peer that prints every request it runs.
 
 #include "fault/faultcontrolserver.h"
 #include "fault/faultproxy.h"
@@ -16,10 +18,19 @@
 #include <QNetworkReply>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTcpSocket>
 #include <QTest>
 
 #include <memory>
 #include <optional>
+
+#ifdef Q_OS_UNIX
+#include <arpa/inet.h>
+#include <cerrno>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#endif
 
 using namespace mcpscope;
 using namespace mcpscope::test;
@@ -54,6 +65,135 @@ http.createServer(async (req, res) => {
   await transport.handleRequest(req, res, body);
 }).listen(Number(process.argv[1]), '127.0.0.1', function () { console.log(`listening ${this.address().port}`); });
 )js";
+
+// Runs whatever JSON-RPC request it gets, prints "ran METHOD ID" for it, and answers with JSON, or with an
+// event stream (a progress event, then the response) when the path has ?sse. GET serves an event stream
+// that stays open after one legacy endpoint event: relative on /sse, absolute (on this server) on /absolute-sse.
+// A POST to /messages is answered the legacy way: 202, then the response on the last GET stream.
+const char CountingPeer[] = R"js(
+import http from 'node:http';
+let stream;
+const server = http.createServer(async (req, res) => {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const url = new URL(req.url, 'http://127.0.0.1');
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const endpoint = url.pathname === '/absolute-sse'
+      ? `http://127.0.0.1:${server.address().port}/messages?sessionId=s1` : '/messages?sessionId=s1';
+    res.write(`event: endpoint\ndata: ${endpoint}\n\n`);
+    stream = res;
+    return;
+  }
+  const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  console.log(`ran ${body.method} ${JSON.stringify(body.id)}`);
+  const reply = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { content: [] } });
+  if (url.pathname === '/messages') {
+    res.writeHead(202, { 'content-length': 8 }).end('Accepted');
+    setTimeout(() => stream?.write(`event: message\ndata: ${reply}\n\n`), 30);
+  } else if (url.searchParams.has('sse')) {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress',
+      params: { progressToken: 1, progress: 1 } })}\n\n`);
+    setTimeout(() => res.end(`event: message\ndata: ${reply}\n\n`), 50);
+  } else {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }).end(reply);
+  }
+}).listen(Number(process.argv[1]), '127.0.0.1', function () { console.log(`listening ${this.address().port}`); });
+)js";
+
+/// A raw HTTP/1.1 client on one QTcpSocket: it sends what it is told, once, and records what comes back.
+struct RawClient
+{
+    QTcpSocket socket;
+    QByteArray received;
+    bool disconnected = false;
+    std::optional<QAbstractSocket::SocketError> error;
+
+    explicit RawClient(quint16 port)
+    {
+        socket.setProxy(QNetworkProxy::NoProxy);
+        QObject::connect(&socket, &QTcpSocket::readyRead, &socket, [this] { received += socket.readAll(); });
+        QObject::connect(&socket, &QTcpSocket::disconnected, &socket, [this] { disconnected = true; });
+        QObject::connect(&socket, &QTcpSocket::errorOccurred, &socket,
+            [this](QAbstractSocket::SocketError e) { error = error.value_or(e); });
+        socket.connectToHost(QHostAddress::LocalHost, port);
+    }
+
+    void post(const QByteArray& target, const QByteArray& body)
+    {
+        socket.write("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Accept: application/json, text/event-stream\r\nContent-Length: " + QByteArray::number(body.size())
+            + "\r\n\r\n" + body);
+    }
+    void get(const QByteArray& target)
+    {
+        socket.write("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
+    }
+    int status() const { return received.startsWith("HTTP/1.1 ") ? received.mid(9, 3).toInt() : 0; }
+    QByteArray body() const { return received.mid(received.indexOf("\r\n\r\n") + 4); }
+};
+
+#ifdef Q_OS_UNIX
+/// A client on a plain POSIX socket, read only when asked: unlike QTcpSocket (which reports a reset read
+/// as an orderly close), it tells a FIN from an RST.
+struct NativeClient
+{
+    enum class End { Open, Data, Fin, Reset, Error };
+    int fd = -1;
+
+    explicit NativeClient(quint16 port)
+    {
+        fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(port);
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        // Loopback with a listening server: the kernel completes the handshake before the proxy accepts.
+        if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+            ::close(fd);
+            fd = -1;
+        }
+    }
+    ~NativeClient()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+    bool send(const QByteArray& bytes) const
+    {
+        return fd >= 0 && ::send(fd, bytes.constData(), size_t(bytes.size()), 0) == bytes.size();
+    }
+    /// How the connection stands now, without waiting.
+    End peek() const
+    {
+        char byte = 0;
+        const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n > 0)
+            return End::Data;
+        if (n == 0)
+            return End::Fin;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return End::Open;
+        return errno == ECONNRESET ? End::Reset : End::Error;
+    }
+};
+#endif
+
+/// A tools/call request carrying the engine's attempt identity (no identity when callId is empty).
+QByteArray toolCallBody(int id, const QString& callId, int attempt)
+{
+    QJsonObject params { { QStringLiteral("name"), QStringLiteral("write") },
+        { QStringLiteral("arguments"), QJsonObject() } };
+    if (!callId.isEmpty())
+        params.insert(QStringLiteral("_meta"),
+            QJsonObject { { QStringLiteral("io.github.mcpscope/attempt"),
+                QJsonObject { { QStringLiteral("callId"), callId }, { QStringLiteral("attempt"), attempt } } } });
+    return QJsonDocument(
+        QJsonObject { { QStringLiteral("jsonrpc"), QStringLiteral("2.0") }, { QStringLiteral("id"), id },
+            { QStringLiteral("method"), QStringLiteral("tools/call") }, { QStringLiteral("params"), params } })
+        .toJson(QJsonDocument::Compact);
+}
 
 /// One engine session through the proxy.
 struct Client
@@ -155,8 +295,21 @@ private Q_SLOTS:
     void listensOnLoopbackOnly();
     void controlServer();
     void cliProxy();
+    void beforeHeadFaults_data();
+    void beforeHeadFaults();
+    void duplicateAttemptIsRefused();
+    void duplicateCheckCanBeTurnedOff();
+    void legacyStreamIsRelayedAsItArrives_data();
+    void legacyStreamIsRelayedAsItArrives();
+    void legacyAnswerIsWithheld_data();
+    void legacyAnswerIsWithheld();
+    void legacyStreamBreaksWhereTheAnswerWas_data();
+    void legacyStreamBreaksWhereTheAnswerWas();
 
 private:
+    /// Starts the counting peer; its upstream URL (path /mcp) goes to *upstream.
+    bool startCountingPeer(PeerProcess& peer, QUrl* upstream);
+
     /// Starts a session through proxy and waits until it is ready and its GET stream is open upstream,
     /// so the proxy's forwarded() count is still afterwards.
     bool startSession(Client& client, FaultProxy& proxy);
@@ -538,6 +691,14 @@ void TestFaultProxy::controlServer()
     QCOMPARE(httpRequest(nam, "DELETE", faults).status, 204);
     QVERIFY(proxy.armed().isEmpty());
     QCOMPARE(QJsonDocument::fromJson(httpRequest(nam, "GET", faults).body).array().size(), 0);
+
+    for (const char* kind : { "close-before-head", "rst-before-head" }) {
+        const QByteArray body = "{\"kind\":\"" + QByteArray(kind) + "\",\"tool\":\"write\"}";
+        QCOMPARE(httpRequest(nam, "POST", faults, body).status, 201);
+        QCOMPARE(FaultProxy::kindName(proxy.armed().constLast().kind), QString::fromLatin1(kind));
+    }
+    const QJsonObject status = QJsonDocument::fromJson(httpRequest(nam, "GET", control.url()).body).object();
+    QCOMPARE(status.value(QLatin1String("duplicatesRefused")).toInt(-1), 0);
 }
 
 void TestFaultProxy::cliProxy()
@@ -576,6 +737,271 @@ void TestFaultProxy::cliProxy()
     QCOMPARE(cli.exitStatus(), QProcess::NormalExit);
     QCOMPARE(cli.exitCode(), 0);
     QVERIFY(cli.readAllStandardError().contains("fault expire-before"));
+}
+
+bool TestFaultProxy::startCountingPeer(PeerProcess& peer, QUrl* upstream)
+{
+    if (!peer.start(QStringLiteral("--input-type=module"),
+            { QStringLiteral("-e"), QString::fromUtf8(CountingPeer), QString::number(freePort()) },
+            QStringLiteral("listening"))) {
+        qWarning("counting peer did not start: %s", peer.output().constData());
+        return false;
+    }
+    const QRegularExpressionMatch port
+        = QRegularExpression(QStringLiteral("listening (\\d+)")).match(QString::fromUtf8(peer.output()));
+    *upstream = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(port.captured(1)));
+    return port.hasMatch();
+}
+
+void TestFaultProxy::beforeHeadFaults_data()
+{
+    QTest::addColumn<Kind>("kind");
+    QTest::addColumn<QByteArray>("target");
+    QTest::newRow("close-before-head after a JSON answer: FIN, no byte") << Kind::CloseBeforeHead << QByteArray("/mcp");
+    QTest::newRow("rst-before-head after a JSON answer: RST, no byte") << Kind::RstBeforeHead << QByteArray("/mcp");
+    // The progress event before the response is held back too: not one byte of the answer goes out.
+    QTest::newRow("close-before-head after an event stream's response: FIN, no byte")
+        << Kind::CloseBeforeHead << QByteArray("/mcp?sse=1");
+    QTest::newRow("rst-before-head after an event stream's response: RST, no byte")
+        << Kind::RstBeforeHead << QByteArray("/mcp?sse=1");
+}
+
+void TestFaultProxy::beforeHeadFaults()
+{
+    QFETCH(Kind, kind);
+    QFETCH(QByteArray, target);
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    QSignalSpy fired(&proxy, &FaultProxy::faultFired);
+    proxy.arm({ kind, 2, QStringLiteral("tools/call"), {}, 0, 0 });
+
+    RawClient client(proxy.port());
+    client.post(target, toolCallBody(7, QStringLiteral("call-a"), 1));
+    QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, WaitMs);
+    QCOMPARE(fired.count(), 1);
+    QVERIFY2(client.received.isEmpty(), client.received.constData());
+    QVERIFY(client.error.has_value());
+    // Qt reports a reset read (ECONNRESET) like an orderly close: both are RemoteHostClosedError.
+    QCOMPARE(*client.error, QAbstractSocket::RemoteHostClosedError);
+    QCOMPARE(proxy.forwarded(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(peer.output().contains("ran tools/call 7"), WaitMs);
+    QCOMPARE(peer.output().count("ran tools/call 7"), 1);
+
+#ifdef Q_OS_UNIX
+    // The second firing, seen on a plain socket: exactly FIN or exactly RST, and still no byte.
+    NativeClient native(proxy.port());
+    QVERIFY(native.send("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "Content-Length: " + QByteArray::number(toolCallBody(8, QStringLiteral("call-n"), 1).size()) + "\r\n\r\n"
+        + toolCallBody(8, QStringLiteral("call-n"), 1)));
+    // Kept from the first look: the kernel reports ECONNRESET once, then end of file.
+    NativeClient::End end = NativeClient::End::Open;
+    const auto ended = [&] {
+        if (end == NativeClient::End::Open)
+            end = native.peek();
+        return end != NativeClient::End::Open;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(ended(), WaitMs);
+    QCOMPARE(end, kind == Kind::RstBeforeHead ? NativeClient::End::Reset : NativeClient::End::Fin);
+    QCOMPARE(fired.count(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(peer.output().contains("ran tools/call 8"), WaitMs);
+    QCOMPARE(peer.output().count("ran tools/call 8"), 1);
+#else
+    proxy.clear();
+#endif
+
+    // A client that re-sends the same attempt (what Qt's HTTP stack does after this fault) is refused.
+    RawClient again(proxy.port());
+    again.post(target, toolCallBody(7, QStringLiteral("call-a"), 1));
+    QTRY_VERIFY_WITH_TIMEOUT(again.received.contains("call-a"), WaitMs);
+    QCOMPARE(again.status(), 409);
+    QCOMPARE(proxy.duplicatesRefused(), 1);
+    QCOMPARE(proxy.forwarded(), fired.count());
+    QCOMPARE(peer.output().count("ran tools/call 7"), 1);
+}
+
+void TestFaultProxy::duplicateAttemptIsRefused()
+{
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    QVERIFY(proxy.duplicateCheck());
+    QSignalSpy refused(&proxy, &FaultProxy::duplicateRefused);
+    // One keep-alive connection for all of them: the check is per attempt, not per connection.
+    RawClient client(proxy.port());
+    const auto exchange = [&client](const QByteArray& body) {
+        client.received.clear();
+        client.post("/mcp", body);
+        return QTest::qWaitFor([&client] { return client.received.endsWith("}"); }, WaitMs);
+    };
+
+    QVERIFY(exchange(toolCallBody(1, QStringLiteral("call-b"), 1)));
+    QCOMPARE(client.status(), 200);
+    // A fault armed now must not be used up by the duplicate.
+    proxy.arm({ Kind::ExpireBefore, 1, QStringLiteral("tools/call"), {}, 0, 0 });
+    QVERIFY(exchange(toolCallBody(2, QStringLiteral("call-b"), 1)));
+    QCOMPARE(client.status(), 409);
+    const QJsonObject named = QJsonDocument::fromJson(client.body()).object();
+    QCOMPARE(named.value(QLatin1String("callId")).toString(), QStringLiteral("call-b"));
+    QCOMPARE(named.value(QLatin1String("attempt")).toInt(), 1);
+    QCOMPARE(named.value(QLatin1String("id")).toInt(), 2);
+    QVERIFY(named.value(QLatin1String("message")).toString().contains(QLatin1String("already forwarded")));
+    QCOMPARE(proxy.duplicatesRefused(), 1);
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(refused.first().at(0).toString(), QStringLiteral("call-b"));
+    QCOMPARE(refused.first().at(1).toInt(), 1);
+    QCOMPARE(refused.first().at(2).value<QJsonValue>(), QJsonValue(2));
+    QCOMPARE(proxy.armed().size(), 1);
+    QCOMPARE(proxy.forwarded(), 1);
+    proxy.clear();
+
+    // The retry of the same call is a new attempt, and requests without the identity are never refused.
+    QVERIFY(exchange(toolCallBody(3, QStringLiteral("call-b"), 2)));
+    QCOMPARE(client.status(), 200);
+    QVERIFY(exchange(toolCallBody(4, QString(), 0)));
+    QCOMPARE(client.status(), 200);
+    QVERIFY(exchange(toolCallBody(4, QString(), 0)));
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(proxy.duplicatesRefused(), 1);
+    QCOMPARE(proxy.forwarded(), 4);
+    QTRY_COMPARE_WITH_TIMEOUT(peer.output().count("ran tools/call"), 4, WaitMs);
+    QCOMPARE(peer.output().count("ran tools/call 2"), 0);
+    QVERIFY(!client.disconnected);
+}
+
+void TestFaultProxy::duplicateCheckCanBeTurnedOff()
+{
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    proxy.setDuplicateCheck(false);
+    for (int id : { 1, 2 }) {
+        RawClient client(proxy.port());
+        client.post("/mcp", toolCallBody(id, QStringLiteral("call-c"), 1));
+        QTRY_VERIFY_WITH_TIMEOUT(client.received.endsWith("}"), WaitMs);
+        QCOMPARE(client.status(), 200);
+    }
+    QCOMPARE(proxy.duplicatesRefused(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(peer.output().count("ran tools/call"), 2, WaitMs);
+}
+
+void TestFaultProxy::legacyStreamIsRelayedAsItArrives_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<bool>("absolute");
+    QTest::newRow("a relative endpoint passes as sent") << QByteArray("/sse") << false;
+    QTest::newRow("an absolute endpoint on the upstream is pointed at the proxy")
+        << QByteArray("/absolute-sse") << true;
+}
+
+void TestFaultProxy::legacyStreamIsRelayedAsItArrives()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(bool, absolute);
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    upstream.setPath(QString::fromLatin1(path));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    RawClient client(proxy.port());
+    client.get(path);
+    // The upstream never ends this stream: its first event must come through on its own.
+    QTRY_VERIFY_WITH_TIMEOUT(client.received.contains("/messages?sessionId=s1\n\n"), WaitMs);
+    QCOMPARE(client.status(), 200);
+    const QByteArray expected = absolute
+        ? "data: http://127.0.0.1:" + QByteArray::number(proxy.port()) + "/messages?sessionId=s1\n"
+        : QByteArray("data: /messages?sessionId=s1\n");
+    QVERIFY2(client.received.contains(expected), client.received.constData());
+    QVERIFY(!client.disconnected);
+}
+
+void TestFaultProxy::legacyAnswerIsWithheld_data()
+{
+    QTest::addColumn<Kind>("kind");
+    QTest::addColumn<int>("status"); ///< 0: the POST connection ends with no byte
+    QTest::newRow("close-before-head") << Kind::CloseBeforeHead << 0;
+    QTest::newRow("rst-before-head") << Kind::RstBeforeHead << 0;
+    QTest::newRow("expire-after") << Kind::ExpireAfter << 404;
+}
+
+void TestFaultProxy::legacyAnswerIsWithheld()
+{
+    QFETCH(Kind, kind);
+    QFETCH(int, status);
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    upstream.setPath(QStringLiteral("/sse"));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    RawClient stream(proxy.port());
+    stream.get("/sse");
+    QTRY_VERIFY_WITH_TIMEOUT(stream.received.contains("sessionId=s1\n\n"), WaitMs);
+    QSignalSpy fired(&proxy, &FaultProxy::faultFired);
+    proxy.arm({ kind, 1, QStringLiteral("tools/call"), {}, 0, 0 });
+
+    // The server acknowledges with 202 and answers on the stream; the client gets neither.
+    RawClient faulted(proxy.port());
+    faulted.post("/messages?sessionId=s1", toolCallBody(9, QStringLiteral("call-l"), 1));
+    if (status == 0) {
+        QTRY_VERIFY_WITH_TIMEOUT(faulted.disconnected, WaitMs);
+        QVERIFY2(faulted.received.isEmpty(), faulted.received.constData());
+    } else {
+        QTRY_VERIFY_WITH_TIMEOUT(faulted.received.endsWith("}"), WaitMs);
+        QCOMPARE(faulted.status(), status);
+    }
+    QCOMPARE(fired.count(), 1);
+    QCOMPARE(peer.output().count("ran tools/call 9"), 1);
+
+    // The stream is alive and carries the next answer, but never the withheld one.
+    RawClient passing(proxy.port());
+    passing.post("/messages?sessionId=s1", toolCallBody(10, QStringLiteral("call-m"), 1));
+    QTRY_VERIFY_WITH_TIMEOUT(stream.received.contains("\"id\":10"), WaitMs);
+    QCOMPARE(passing.status(), 202);
+    QVERIFY2(!stream.received.contains("\"id\":9"), stream.received.constData());
+    QVERIFY(!stream.disconnected);
+}
+
+void TestFaultProxy::legacyStreamBreaksWhereTheAnswerWas_data()
+{
+    QTest::addColumn<Kind>("kind");
+    QTest::newRow("cut-after cuts the event stream halfway through the answer") << Kind::CutAfter;
+    QTest::newRow("drop-stream ends the event stream before the answer") << Kind::DropStream;
+}
+
+void TestFaultProxy::legacyStreamBreaksWhereTheAnswerWas()
+{
+    QFETCH(Kind, kind);
+    PeerProcess peer;
+    QUrl upstream;
+    QVERIFY(startCountingPeer(peer, &upstream));
+    upstream.setPath(QStringLiteral("/sse"));
+    FaultProxy proxy(upstream);
+    QVERIFY(proxy.listen());
+    RawClient stream(proxy.port());
+    stream.get("/sse");
+    QTRY_VERIFY_WITH_TIMEOUT(stream.received.contains("sessionId=s1\n\n"), WaitMs);
+    QSignalSpy fired(&proxy, &FaultProxy::faultFired);
+    proxy.arm({ kind, 1, QStringLiteral("tools/call"), {}, 0, 0 });
+
+    // The acknowledgement is the POST's whole answer and goes through; the stream carries the fault.
+    RawClient post(proxy.port());
+    post.post("/messages?sessionId=s1", toolCallBody(11, QStringLiteral("call-s"), 1));
+    QTRY_VERIFY_WITH_TIMEOUT(stream.disconnected, WaitMs);
+    QCOMPARE(post.status(), 202);
+    QCOMPARE(fired.count(), 1);
+    QCOMPARE(fired.first().at(2).value<QJsonValue>(), QJsonValue(11));
+    QVERIFY2(!stream.received.contains("\"result\":{\"content\":[]}}\n\n"), stream.received.constData());
+    // Chunked framing tells a cut stream from a clean end: only drop-stream sends the last chunk.
+    QCOMPARE(stream.received.endsWith("0\r\n\r\n"), kind == Kind::DropStream);
+    QCOMPARE(peer.output().count("ran tools/call 11"), 1);
 }
 
 QTEST_GUILESS_MAIN(TestFaultProxy)

@@ -20,18 +20,23 @@
 //                        second time with readOnlyHint: false
 // Usage: node ledger-peer.mjs stdio LEDGER_FILE
 //        node ledger-peer.mjs http PORT LEDGER_FILE   (prints "listening PORT")
+//        node ledger-peer.mjs sse PORT LEDGER_FILE    legacy HTTP+SSE (SDK v1 SSEServerTransport): GET /sse,
+//                                                     POST /messages?sessionId=…  (prints "listening PORT")
+// Env LEDGER_KEEPALIVE_MS (http and sse): the HTTP server's keep-alive timeout (Node's default is 5 s), for
+// the keep-alive race test: an idle connection the server closes just before the client reuses it.
 import fs from 'node:fs';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { z } from 'zod';
 
 const mode = process.argv[2];
-const ledger = mode === 'http' ? process.argv[4] : process.argv[3];
+const ledger = mode === 'http' || mode === 'sse' ? process.argv[4] : process.argv[3];
 if (!ledger) {
-  console.error('usage: ledger-peer.mjs stdio LEDGER | http PORT LEDGER');
+  console.error('usage: ledger-peer.mjs stdio LEDGER | http PORT LEDGER | sse PORT LEDGER');
   process.exit(2);
 }
 
@@ -198,6 +203,33 @@ if (mode === 'stdio') {
       res.on('finish', () => setTimeout(() => noteToolsListed(sessionId), 500));
     await transport.handleRequest(req, res, body);
   });
+  if (process.env.LEDGER_KEEPALIVE_MS) httpServer.keepAliveTimeout = Number(process.env.LEDGER_KEEPALIVE_MS);
+  httpServer.listen(Number(process.argv[3]), '127.0.0.1', () => console.log(`listening ${httpServer.address().port}`));
+} else if (mode === 'sse') {
+  // Legacy HTTP+SSE: one SSEServerTransport per GET /sse stream; its endpoint event names
+  // /messages?sessionId=… (relative, so a proxy in front stays in the path of every POST).
+  const transports = new Map();
+  const httpServer = http.createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      transports.set(transport.sessionId, transport);
+      res.on('close', () => transports.delete(transport.sessionId));
+      await makeServer().connect(transport);
+      return;
+    }
+    if (req.method === 'POST' && url.pathname === '/messages') {
+      const transport = transports.get(url.searchParams.get('sessionId'));
+      if (!transport) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Session not found');
+        return;
+      }
+      await transport.handlePostMessage(req, res);
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  if (process.env.LEDGER_KEEPALIVE_MS) httpServer.keepAliveTimeout = Number(process.env.LEDGER_KEEPALIVE_MS);
   httpServer.listen(Number(process.argv[3]), '127.0.0.1', () => console.log(`listening ${httpServer.address().port}`));
 } else {
   console.error(`unknown mode ${mode}`);

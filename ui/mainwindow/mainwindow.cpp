@@ -94,7 +94,8 @@ private:
     int m_minimum = 0;
 };
 
-const char* const HttpFaults[] = { "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream" };
+const char* const HttpFaults[] = { "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream",
+    "close-before-head", "rst-before-head" };
 const char* const StdioFaults[] = { "kill-after-write", "close-stdin", "delay" };
 } // namespace
 
