@@ -35,12 +35,18 @@ StreamableHttpTransport::StreamableHttpTransport(HttpTransportOptions options, Q
     m_closeGrace.setSingleShot(true);
     connect(&m_closeGrace, &QTimer::timeout, this, [this] {
         // The grace is over: whatever notification is still on its way is given up.
-        for (const auto& exchange : std::exchange(m_exchanges, {})) {
-            if (exchange->reply) {
+        for (const auto& exchange : std::as_const(m_exchanges)) {
+            if (exchange->reply && !exchange->isRequest)
                 exchange->reply->disconnect(this);
-                exchange->reply->abort();
-            }
         }
+        m_exchanges.erase(std::remove_if(m_exchanges.begin(), m_exchanges.end(),
+                              [](const std::shared_ptr<Exchange>& exchange) {
+                                  if (exchange->isRequest || !exchange->reply)
+                                      return false;
+                                  exchange->reply->abort();
+                                  return true;
+                              }),
+            m_exchanges.end());
         finishCloseWhenQuiet();
     });
 }
@@ -416,31 +422,35 @@ void StreamableHttpTransport::close()
     if (m_closing)
         return;
     m_closing = true;
-    // Requests and streams end now; notifications and responses already on their way (a timed-out
-    // call's notifications/cancelled above all) get a moment to reach the server first.
-    const auto exchanges = std::exchange(m_exchanges, {});
-    for (const auto& exchange : exchanges) {
-        if (exchange->isRequest || exchange.get() == m_getStream.get() || !exchange->reply) {
-            if (exchange->reply) {
-                exchange->reply->disconnect(this);
-                exchange->reply->abort();
-                exchange->reply->deleteLater();
-            }
-            continue;
-        }
-        m_exchanges.append(exchange);
-    }
-    m_getStream.reset();
-    if (!m_exchanges.isEmpty())
+    // Notifications and responses already on their way (a timed-out call's notifications/cancelled
+    // above all) reach the server first, for a moment; only then do the requests' streams end: a
+    // server that sees the request's connection close first drops it, and the cancel finds nothing.
+    if (notificationsInFlight())
         m_closeGrace.start(CloseGraceMs);
     finishCloseWhenQuiet();
 }
 
+bool StreamableHttpTransport::notificationsInFlight() const
+{
+    return std::any_of(m_exchanges.cbegin(), m_exchanges.cend(), [this](const std::shared_ptr<Exchange>& exchange) {
+        return !exchange->isRequest && exchange.get() != m_getStream.get() && exchange->reply
+            && !exchange->reply->isFinished();
+    });
+}
+
 void StreamableHttpTransport::finishCloseWhenQuiet()
 {
-    if (!m_exchanges.isEmpty() || std::exchange(m_closeFinishing, true))
+    if (notificationsInFlight() || std::exchange(m_closeFinishing, true))
         return;
     m_closeGrace.stop();
+    for (const auto& exchange : std::exchange(m_exchanges, {})) {
+        if (exchange->reply) {
+            exchange->reply->disconnect(this);
+            exchange->reply->abort();
+            exchange->reply->deleteLater();
+        }
+    }
+    m_getStream.reset();
     if (m_sessionId.isEmpty()) {
         QTimer::singleShot(0, this, [this] { Q_EMIT closed(); });
         return;

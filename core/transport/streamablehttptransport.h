@@ -87,6 +87,7 @@ private:
     void openGetStream();
     /// After close(): once no notification or response POST is left in flight, ends the session.
     void finishCloseWhenQuiet();
+    bool notificationsInFlight() const;
     void sendDelete(qint64 timeoutMs, bool thenClosed);
     /// Emits exchangeRecorded for a request that is being settled.
     void settleWire(const std::shared_ptr<Exchange>& exchange);
