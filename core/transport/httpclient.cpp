@@ -567,7 +567,13 @@ void HttpClient::start(HttpReply* reply)
             Qt::QueuedConnection);
         return;
     }
-    const QNetworkProxy proxy = proxyFor(url);
+    // The proxy lookup (libproxy behind Qt's system configuration) costs more than a loopback round
+    // trip; the environment it reads does not change while we run, so once per origin is enough.
+    const QString origin = url.scheme() + QStringLiteral("://") + url.host() + QLatin1Char(':') + QString::number(portOf(url));
+    auto cached = m_proxies.constFind(origin);
+    if (cached == m_proxies.constEnd())
+        cached = m_proxies.insert(origin, proxyFor(url));
+    const QNetworkProxy proxy = *cached;
     const QString key = originKey(url, reply->m_request.tlsVerify, proxy);
     const auto it = m_idle.find(key);
     if (it != m_idle.end()) {

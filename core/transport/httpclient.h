@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QHash>
 #include <QList>
+#include <QNetworkProxy>
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -173,6 +174,7 @@ private:
     void discard(HttpConnection* connection);
 
     QHash<QString, QList<HttpConnection*>> m_idle; ///< by origin key
+    QHash<QString, QNetworkProxy> m_proxies; ///< by scheme, host and port
     QList<HttpConnection*> m_busy;
     int m_connectionsOpened = 0;
     qint64 m_maxIdleMs = 30000;
