@@ -169,6 +169,8 @@ private Q_SLOTS:
     void concurrentExpiryJoinsOneReconnect();
     void breakerOpensFailsFastAndLetsOneProbe();
     void timeoutOnWriteCancelsAndIsUncertain();
+    void killTransportEndsTheCallInFlightAtOnce_data();
+    void killTransportEndsTheCallInFlightAtOnce();
     void idempotentReplayPolicy_data();
     void idempotentReplayPolicy();
     void freshAnnotations_data();
@@ -452,6 +454,54 @@ void TestFaultMatrix::breakerOpensFailsFastAndLetsOneProbe()
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("sleep")), 1);
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("write")), 0);
     QCOMPARE(rig.connection->breaker()->state(), CircuitBreaker::State::Closed);
+    QCOMPARE(rig.proxy->duplicatesRefused(), 0);
+}
+
+void TestFaultMatrix::killTransportEndsTheCallInFlightAtOnce_data()
+{
+    QTest::addColumn<QString>("transport");
+    QTest::addColumn<QString>("tool");
+    QTest::addColumn<QString>("outcome");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<int>("serverRuns");
+    for (const QString& transport : { QStringLiteral("http"), QStringLiteral("sse") }) {
+        QTest::addRow("%s: write in flight ends uncertain, ran once", qPrintable(transport))
+            << transport << QStringLiteral("sleep-write") << QStringLiteral("outcome_uncertain")
+            << QStringLiteral("R5") << 1;
+        QTest::addRow("%s: read in flight is retried on a new session, ran twice", qPrintable(transport))
+            << transport << QStringLiteral("sleep") << QStringLiteral("success") << QStringLiteral("R4") << 2;
+    }
+}
+
+// Issue 10: kill transport on HTTP left the call pending until its timeout. The call's deadline is
+// far away here, so an attempt that ended as transport_lost (never timeout) ended by the kill.
+void TestFaultMatrix::killTransportEndsTheCallInFlightAtOnce()
+{
+    QFETCH(QString, transport);
+    QFETCH(QString, tool);
+    QFETCH(QString, outcome);
+    QFETCH(QString, rule);
+    QFETCH(int, serverRuns);
+    Rig rig;
+    QVERIFY(rig.start(transport));
+    const QString firstSession = rig.connection->sessionId();
+    std::optional<CallRecord> record;
+    CallOptions options;
+    options.timeoutMs = 30000;
+    rig.connection->callTool(tool, { { QStringLiteral("ms"), 1500 } }, options,
+        [&record](const CallRecord& r) { record = r; });
+    // The server has the call (it is in the ledger) before the transport is killed.
+    QTRY_COMPARE_WITH_TIMEOUT(rig.ledger.runsOf(tool), 1, WaitMs);
+    rig.connection->killTransport();
+    QTRY_VERIFY_WITH_TIMEOUT(record.has_value(), WaitMs);
+    producedRecords().append(*record);
+    QCOMPARE(outcomeName(record->outcome), outcome);
+    QCOMPARE(record->rule, rule);
+    QCOMPARE(record->attempts.first().failureKind, std::optional<FailureKind>(FailureKind::TransportLost));
+    QCOMPARE(rig.ledger.runs(record->callId), serverRuns);
+    QCOMPARE(record->reconnects.size(), 1);
+    QVERIFY(record->reconnects.first().ok);
+    QVERIFY(rig.connection->sessionId() != firstSession);
     QCOMPARE(rig.proxy->duplicatesRefused(), 0);
 }
 
