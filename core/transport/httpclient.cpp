@@ -444,6 +444,22 @@ private:
             }
         }
         noteWritten();
+        // A kept-alive connection the server closed just as we picked it (its keep-alive timer won the
+        // race with our check): while nothing of the request has left this process it was never sent,
+        // so it goes out once on a fresh connection instead of failing.
+        if (HttpReply* reply = m_reply; reply && reply->m_evidence.connectionReused && !reply->m_freshRetried
+            && !reply->m_evidence.anyRequestByteWritten() && !reply->m_evidence.responseStarted) {
+            m_failing = true;
+            m_dead = true;
+            m_socket->disconnect(this);
+            m_socket->abort();
+            m_reply = nullptr;
+            reply->m_connection = nullptr;
+            reply->m_freshRetried = true;
+            m_client->discard(this);
+            m_client->start(reply);
+            return;
+        }
         const HttpClientError kind = errorFor(error, m_ready);
         QString text = m_socket->errorString();
         if (kind == HttpClientError::ConnectionClosed)

@@ -132,6 +132,7 @@ private:
     HttpConnection* m_connection = nullptr; ///< while a connection carries it
     bool m_finished = false;
     bool m_headAnnounced = false;
+    bool m_freshRetried = false; ///< moved once off a pooled connection found closed before any byte left
 };
 
 /// The engine's HTTP/1.1 client for MCP and OAuth traffic, on QTcpSocket/QSslSocket. It exists because

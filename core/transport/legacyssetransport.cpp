@@ -239,7 +239,7 @@ void LegacySseTransport::close()
     m_inFlight.clear();
     m_notifications.removeAll(nullptr);
     // Whatever notification is still on its way after a moment is given up.
-    QTimer::singleShot(m_notifications.isEmpty() ? 0 : 2000, this, [this] {
+    QTimer::singleShot(m_notifications.isEmpty() ? 0 : 5000, this, [this] {
         m_http.abortAll();
         m_notifications.clear();
         closeWhenQuiet();

@@ -14,7 +14,7 @@ const QByteArray ProtocolHeader("MCP-Protocol-Version");
 constexpr int MaxGetStreamFailures = 3;
 constexpr qsizetype ErrorBodyCap = 64 * 1024;
 /// How long close() lets notifications already on their way (a timed-out call's cancel) get through.
-constexpr int CloseGraceMs = 2000;
+constexpr int CloseGraceMs = 5000;
 constexpr qint64 DeleteTimeoutMs = 2000;
 constexpr qint64 TerminateTimeoutMs = 5000;
 
