@@ -2,6 +2,7 @@
 // do not exist, and command lines that are wrong. Checks exit codes, messages and that nothing the
 // CLI started outlives it.
 
+#include "clirun.h"
 #include "markerprocesses.h"
 
 #include <QJsonArray>
@@ -13,64 +14,9 @@
 #include <QTest>
 
 using namespace Qt::StringLiterals;
+using namespace mcpscope::test;
 
 namespace {
-
-// Generous: node start-up on a shared, busy machine. A run that works ends far sooner.
-constexpr int RunTimeoutMs = 60000;
-
-struct CliRun
-{
-    bool finished = false;
-    int exitCode = -1;
-    QProcess::ExitStatus exitStatus = QProcess::CrashExit;
-    QByteArray out;
-    QByteArray err;
-
-    /// Everything a failing check should show.
-    QByteArray report() const
-    {
-        return "exit " + QByteArray::number(exitCode) + (exitStatus == QProcess::CrashExit ? " (crashed)" : "")
-            + "\n--- stdout:\n" + out + "\n--- stderr:\n" + err;
-    }
-};
-
-void startCli(QProcess& process, const QStringList& arguments)
-{
-    process.setProgram(QStringLiteral(MCPSCOPE_CLI));
-    process.setArguments(arguments);
-    process.setWorkingDirectory(QStringLiteral(MCPSCOPE_PEERS_DIR));
-    process.start();
-    process.closeWriteChannel();
-}
-
-/// Waits for a started CLI to exit. errSoFar is stderr a caller already read.
-CliRun finishCli(QProcess& process, const QByteArray& errSoFar = {})
-{
-    CliRun run;
-    if (process.state() != QProcess::NotRunning) {
-        QSignalSpy finished(&process, &QProcess::finished);
-        run.finished = finished.wait(RunTimeoutMs);
-    } else {
-        run.finished = true;
-    }
-    if (!run.finished) {
-        process.kill();
-        process.waitForFinished();
-    }
-    run.exitCode = process.exitCode();
-    run.exitStatus = process.exitStatus();
-    run.out = process.readAllStandardOutput();
-    run.err = errSoFar + process.readAllStandardError();
-    return run;
-}
-
-CliRun runCli(const QStringList& arguments)
-{
-    QProcess process;
-    startCli(process, arguments);
-    return finishCli(process);
-}
 
 QString quoted(const QString& path)
 {
@@ -215,7 +161,7 @@ void TestCliBadInput::neverAnsweringServerIsReaped()
         err += process.readAllStandardError();
         return err;
     };
-    QTRY_VERIFY2_WITH_TIMEOUT(readErr().contains("never-answers: ready"), err.constData(), RunTimeoutMs);
+    QTRY_VERIFY2_WITH_TIMEOUT(readErr().contains("never-answers: ready"), err.constData(), CliRunTimeoutMs);
     QCOMPARE(processesWithMarker(marker).size(), processes);
 
     const CliRun run = finishCli(process, err);

@@ -4,6 +4,7 @@
 // exits. Every count is read from the ledger peer's file (tests/peers/ledger-peer.mjs): what the
 // SERVER ran and saw, never what the CLI believes.
 
+#include "clirun.h"
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -18,60 +19,9 @@
 #include <memory>
 
 using namespace Qt::StringLiterals;
+using namespace mcpscope::test;
 
 namespace {
-
-// Generous: node start-up on a shared, busy machine. A run that works ends far sooner.
-constexpr int RunTimeoutMs = 90000;
-
-struct CliRun
-{
-    bool finished = false;
-    int exitCode = -1;
-    QProcess::ExitStatus exitStatus = QProcess::CrashExit;
-    QByteArray out;
-    QByteArray err;
-
-    /// Everything a failing check should show.
-    QByteArray report() const
-    {
-        return "exit " + QByteArray::number(exitCode) + (exitStatus == QProcess::CrashExit ? " (crashed)" : "")
-            + "\n--- stdout:\n" + out + "\n--- stderr:\n" + err;
-    }
-
-    /// stdout as the JSON objects it holds, one per line.
-    QList<QJsonObject> objects() const
-    {
-        QList<QJsonObject> list;
-        for (const QByteArray& line : out.split('\n')) {
-            if (!line.trimmed().isEmpty())
-                list.append(QJsonDocument::fromJson(line).object());
-        }
-        return list;
-    }
-};
-
-CliRun runCli(const QStringList& arguments)
-{
-    QProcess process;
-    process.setProgram(QStringLiteral(MCPSCOPE_CLI));
-    process.setArguments(arguments);
-    process.setWorkingDirectory(QStringLiteral(MCPSCOPE_PEERS_DIR));
-    process.start();
-    process.closeWriteChannel();
-    CliRun run;
-    QSignalSpy finished(&process, &QProcess::finished);
-    run.finished = process.state() == QProcess::NotRunning || finished.wait(RunTimeoutMs);
-    if (!run.finished) {
-        process.kill();
-        process.waitForFinished();
-    }
-    run.exitCode = process.exitCode();
-    run.exitStatus = process.exitStatus();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
 
 QString peerScript()
 {
