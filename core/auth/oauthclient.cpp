@@ -277,7 +277,8 @@ void OAuthClient::postForm(const QUrl& url, const QList<QPair<QString, QString>>
     ResponseHandler handler)
 {
     HttpRequest request = makeRequest(QByteArrayLiteral("POST"), url);
-    request.headers.append({ QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/x-www-form-urlencoded") });
+    request.headers.append(
+        { QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/x-www-form-urlencoded") });
     if (!authorization.isEmpty())
         request.headers.append({ QByteArrayLiteral("Authorization"), authorization });
     request.body = formEncode(form);

@@ -2,8 +2,8 @@
 
 #include "transport/transportfailure.h"
 
-#include <QJsonObject>
 #include "transport/httpclient.h"
+#include <QJsonObject>
 
 #include <QObject>
 #include <QPointer>
@@ -11,7 +11,6 @@
 #include <QUrl>
 
 #include <functional>
-
 
 namespace mcpscope {
 

@@ -1,8 +1,8 @@
 #include "faultproxy.h"
 
-#include "transport/httpwire.h"
 #include "jsonrpc/jsonrpccodec.h"
 #include "socketreset.h"
+#include "transport/httpwire.h"
 #include "transport/sseparser.h"
 
 #include <QJsonDocument>

@@ -150,7 +150,8 @@ public:
         m_connectTimer.setSingleShot(true);
         connect(&m_connectTimer, &QTimer::timeout, this, [this] {
             m_socket->abort();
-            fail(HttpClientError::ConnectTimeout, httpTr("no connection within %1 s").arg(m_connectTimer.interval() / 1000));
+            fail(HttpClientError::ConnectTimeout,
+                httpTr("no connection within %1 s").arg(m_connectTimer.interval() / 1000));
         });
 
         if (m_absoluteForm) {
@@ -180,7 +181,8 @@ public:
     /// Whether a request may go out on this idle connection now.
     bool reusable(qint64 at, qint64 maxIdleMs) const
     {
-        if (!m_ready || m_dead || m_socket->state() != QAbstractSocket::ConnectedState || m_socket->bytesAvailable() > 0)
+        if (!m_ready || m_dead || m_socket->state() != QAbstractSocket::ConnectedState
+            || m_socket->bytesAvailable() > 0)
             return false;
         qint64 limit = maxIdleMs;
         if (m_keepAliveMs >= 0)
@@ -247,7 +249,8 @@ private:
         out += request.method + ' ' + target + " HTTP/1.1\r\nHost: " + host + "\r\n";
         bool hasAuthorization = false;
         for (const auto& [name, value] : request.headers) {
-            if (name.compare("Host", Qt::CaseInsensitive) == 0 || name.compare("Content-Length", Qt::CaseInsensitive) == 0
+            if (name.compare("Host", Qt::CaseInsensitive) == 0
+                || name.compare("Content-Length", Qt::CaseInsensitive) == 0
                 || name.compare("Transfer-Encoding", Qt::CaseInsensitive) == 0
                 || name.compare("Connection", Qt::CaseInsensitive) == 0)
                 continue;
@@ -463,8 +466,9 @@ private:
         const HttpClientError kind = errorFor(error, m_ready);
         QString text = m_socket->errorString();
         if (kind == HttpClientError::ConnectionClosed)
-            text = m_reply->m_evidence.responseStarted ? httpTr("the connection closed before the response was complete")
-                                                       : httpTr("the connection closed before any response byte");
+            text = m_reply->m_evidence.responseStarted
+                ? httpTr("the connection closed before the response was complete")
+                : httpTr("the connection closed before any response byte");
         fail(kind, text);
     }
 
@@ -537,7 +541,8 @@ void HttpReply::abort()
     m_evidence.error = HttpClientError::Aborted;
     m_evidence.errorString = tr("aborted");
     m_evidence.endedAt = now();
-    QMetaObject::invokeMethod(this, [this] { Q_EMIT finished(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this] { Q_EMIT finished(); }, Qt::QueuedConnection);
 }
 
 void HttpReply::finish(HttpClientError error, const QString& errorString)
@@ -578,14 +583,17 @@ void HttpClient::start(HttpReply* reply)
         || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
         QMetaObject::invokeMethod(
             reply,
-            [reply] { reply->finish(HttpClientError::HostNotFound, tr("'%1' is not an http(s) URL with a host")
-                                                                      .arg(reply->m_url.toString(QUrl::RemoveUserInfo))); },
+            [reply] {
+                reply->finish(HttpClientError::HostNotFound,
+                    tr("'%1' is not an http(s) URL with a host").arg(reply->m_url.toString(QUrl::RemoveUserInfo)));
+            },
             Qt::QueuedConnection);
         return;
     }
     // The proxy lookup (libproxy behind Qt's system configuration) costs more than a loopback round
     // trip; the environment it reads does not change while we run, so once per origin is enough.
-    const QString origin = url.scheme() + QStringLiteral("://") + url.host() + QLatin1Char(':') + QString::number(portOf(url));
+    const QString origin
+        = url.scheme() + QStringLiteral("://") + url.host() + QLatin1Char(':') + QString::number(portOf(url));
     auto cached = m_proxies.constFind(origin);
     if (cached == m_proxies.constEnd())
         cached = m_proxies.insert(origin, proxyFor(url));

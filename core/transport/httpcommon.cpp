@@ -47,7 +47,8 @@ HttpExchange HttpCommon::startExchange(const HttpRequest& request)
     exchange.url = displayUrl(request.url);
     exchange.requestHeaders = request.headers;
     if (!request.body.isEmpty() || request.method == "POST") {
-        exchange.requestHeaders.append({ QByteArrayLiteral("Content-Length"), QByteArray::number(request.body.size()) });
+        exchange.requestHeaders.append(
+            { QByteArrayLiteral("Content-Length"), QByteArray::number(request.body.size()) });
         exchange.setRequestBody(request.body);
     }
     return exchange;
@@ -98,10 +99,10 @@ TransportFailure HttpCommon::failureFor(const HttpReply* reply, const QByteArray
             break;
         }
         const QString written = !failure.requestWritten ? tr("nothing of the request was sent")
-            : !failure.responseStarted                 ? tr("the request was sent, no response byte arrived")
-                                                       : tr("the response was incomplete");
-        failure.message = tr("HTTP server '%1': %2 failed: %3 (%4; %5).")
-                              .arg(serverName, what, evidence.errorString, written, url);
+            : !failure.responseStarted                  ? tr("the request was sent, no response byte arrived")
+                                                        : tr("the response was incomplete");
+        failure.message
+            = tr("HTTP server '%1': %2 failed: %3 (%4; %5).").arg(serverName, what, evidence.errorString, written, url);
         return failure;
     }
 

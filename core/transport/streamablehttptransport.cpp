@@ -257,8 +257,8 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
     const QString what = exchange->resume ? tr("the resumed stream of %1").arg(exchange->method)
                                           : QStringLiteral("POST ") + exchange->method;
     if (exchange->killed) {
-        TransportFailure failure = HttpCommon::failureFor(
-            reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
+        TransportFailure failure
+            = HttpCommon::failureFor(reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
         failure.event = TransportEvent::Killed;
         // A resumed stream's POST was delivered long ago: its answer is what got lost.
         failure.requestWritten = failure.requestWritten || exchange->resume || exchange->uploaded;
@@ -270,8 +270,8 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         return;
     }
     if (!reply->isSuccess() || (broken && evidence.status == 0)) {
-        TransportFailure failure = HttpCommon::failureFor(
-            reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
+        TransportFailure failure
+            = HttpCommon::failureFor(reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
         if (exchange->resume && failure.kind() != FailureKind::SessionExpired) {
             // The original POST was delivered; its answer is what got lost.
             failure.event = TransportEvent::ConnectionLost;

@@ -466,8 +466,8 @@ void TestFaultMatrix::killTransportEndsTheCallInFlightAtOnce_data()
     QTest::addColumn<int>("serverRuns");
     for (const QString& transport : { QStringLiteral("http"), QStringLiteral("sse") }) {
         QTest::addRow("%s: write in flight ends uncertain, ran once", qPrintable(transport))
-            << transport << QStringLiteral("sleep-write") << QStringLiteral("outcome_uncertain")
-            << QStringLiteral("R5") << 1;
+            << transport << QStringLiteral("sleep-write") << QStringLiteral("outcome_uncertain") << QStringLiteral("R5")
+            << 1;
         QTest::addRow("%s: read in flight is retried on a new session, ran twice", qPrintable(transport))
             << transport << QStringLiteral("sleep") << QStringLiteral("success") << QStringLiteral("R4") << 2;
     }
@@ -488,8 +488,8 @@ void TestFaultMatrix::killTransportEndsTheCallInFlightAtOnce()
     std::optional<CallRecord> record;
     CallOptions options;
     options.timeoutMs = 30000;
-    rig.connection->callTool(tool, { { QStringLiteral("ms"), 1500 } }, options,
-        [&record](const CallRecord& r) { record = r; });
+    rig.connection->callTool(
+        tool, { { QStringLiteral("ms"), 1500 } }, options, [&record](const CallRecord& r) { record = r; });
     // The server has the call (it is in the ledger) before the transport is killed.
     QTRY_COMPARE_WITH_TIMEOUT(rig.ledger.runsOf(tool), 1, WaitMs);
     rig.connection->killTransport();

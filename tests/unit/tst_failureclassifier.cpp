@@ -67,19 +67,19 @@ void TestFailureClassifier::classify_data()
     ok("resources/read result that happens to carry isError true is a success", false, toolResult(true));
 
     QTest::newRow("tools/call result with isError true is ToolError, Executed")
-        << Status::Ok << true << QJsonValue(toolResult(true)) << noText << TransportEvent::ConnectionLost << 0
-        << true << true << FailureKind::ToolError << DispatchVerdict::Executed << QString() << QByteArray();
+        << Status::Ok << true << QJsonValue(toolResult(true)) << noText << TransportEvent::ConnectionLost << 0 << true
+        << true << FailureKind::ToolError << DispatchVerdict::Executed << QString() << QByteArray();
 
     QTest::newRow("cancelled before sending is not a failure")
         << Status::Cancelled << true << none << noText << TransportEvent::NotSent << 0 << false << false
         << FailureKind::NotSent << DispatchVerdict::Unknown << QString() << QByteArray();
     QTest::newRow("cancelled after writing is not a failure")
-        << Status::Cancelled << true << none << noText << TransportEvent::ConnectionLost << 0 << true
-        << false << FailureKind::NotSent << DispatchVerdict::Unknown << QString() << QByteArray();
+        << Status::Cancelled << true << none << noText << TransportEvent::ConnectionLost << 0 << true << false
+        << FailureKind::NotSent << DispatchVerdict::Unknown << QString() << QByteArray();
 
     const auto rpc = [&](const char* tag, bool isToolCall, const QString& message, DispatchVerdict verdict) {
-        QTest::newRow(tag) << Status::RpcError << isToolCall << none << message << TransportEvent::ConnectionLost
-                           << 0 << true << true << FailureKind::ProtocolError << verdict << QString() << QByteArray();
+        QTest::newRow(tag) << Status::RpcError << isToolCall << none << message << TransportEvent::ConnectionLost << 0
+                           << true << true << FailureKind::ProtocolError << verdict << QString() << QByteArray();
     };
     rpc("JSON-RPC error on tools/call is ProtocolError, Unknown", true, QStringLiteral("Invalid params"),
         DispatchVerdict::Unknown);
@@ -160,8 +160,8 @@ void TestFailureClassifier::classify_data()
         DispatchVerdict::Declined);
     failed("HTTP 500 whose body says \"session not found\" stays HttpError", true, TransportEvent::HttpStatus, 500,
         true, FailureKind::HttpError, DispatchVerdict::Unknown, QStringLiteral("session not found"), session);
-    failed("HTTP 400 whose body says \"unauthorized\" stays HttpError, Declined", true, TransportEvent::HttpStatus,
-        400, true, FailureKind::HttpError, DispatchVerdict::Declined, QStringLiteral("unauthorized"));
+    failed("HTTP 400 whose body says \"unauthorized\" stays HttpError, Declined", true, TransportEvent::HttpStatus, 400,
+        true, FailureKind::HttpError, DispatchVerdict::Declined, QStringLiteral("unauthorized"));
     failed("HTTP 302 is HttpError, Unknown (not proven declined)", true, TransportEvent::HttpStatus, 302, true,
         FailureKind::HttpError, DispatchVerdict::Unknown);
     failed("malformed answer to tools/call is ProtocolError, Unknown", true, TransportEvent::Malformed, 0, true,

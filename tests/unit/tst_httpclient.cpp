@@ -234,9 +234,8 @@ void TestHttpClient::pooledConnectionClosedByServerIsNotWrittenOn()
 
 void TestHttpClient::keepAliveHintRetiresIdleConnections()
 {
-    RawServer server([](QTcpSocket* socket, const RawServer::Seen&) {
-        socket->write(response("ok", "Keep-Alive: timeout=0\r\n"));
-    });
+    RawServer server(
+        [](QTcpSocket* socket, const RawServer::Seen&) { socket->write(response("ok", "Keep-Alive: timeout=0\r\n")); });
     HttpClient client;
     roundTrip(client, post(server.url(), "a"))->deleteLater();
     HttpReply* reply = roundTrip(client, post(server.url(), "b"));
@@ -309,8 +308,8 @@ void TestHttpClient::redirects_data()
     QTest::addColumn<int>("status");
     QTest::addColumn<int>("requests");
     using R = HttpRequest::Redirects;
-    QTest::newRow("same origin 307 is followed with the body") << QByteArray("/other") << int(R::SameOrigin) << 200
-                                                               << 2;
+    QTest::newRow("same origin 307 is followed with the body")
+        << QByteArray("/other") << int(R::SameOrigin) << 200 << 2;
     QTest::newRow("another origin is not followed for MCP traffic")
         << QByteArray("http://localhost:1/x") << int(R::SameOrigin) << 307 << 1;
     QTest::newRow("manual leaves the 307 to the caller") << QByteArray("/other") << int(R::Manual) << 307 << 1;
@@ -343,7 +342,7 @@ void TestHttpClient::redirects()
 
 void TestHttpClient::abortFinishesFromTheEventLoop()
 {
-    RawServer server([](QTcpSocket*, const RawServer::Seen&) { });
+    RawServer server([](QTcpSocket*, const RawServer::Seen&) {});
     HttpClient client;
     HttpReply* reply = client.send(post(server.url(), "{}"));
     QTRY_COMPARE(server.requests.size(), 1);
@@ -359,7 +358,7 @@ void TestHttpClient::abortFinishesFromTheEventLoop()
 
 void TestHttpClient::deletingAReplyInFlightClosesItsConnection()
 {
-    RawServer server([](QTcpSocket*, const RawServer::Seen&) { });
+    RawServer server([](QTcpSocket*, const RawServer::Seen&) {});
     HttpClient client;
     HttpReply* reply = client.send(post(server.url(), "{}"));
     QTRY_COMPARE(server.requests.size(), 1);

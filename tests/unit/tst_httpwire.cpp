@@ -32,9 +32,9 @@ QByteArray describe(const Outcome& o)
     for (const auto& [name, value] : o.headers)
         headers += name + ": " + value + "; ";
     return "failed=" + QByteArray::number(o.failed) + " head=" + QByteArray::number(o.headComplete)
-        + " complete=" + QByteArray::number(o.complete) + " status=" + QByteArray::number(o.status) + " reason="
-        + o.reason + " headers=[" + headers + "] body=" + o.body.toPercentEncoding() + " remainder="
-        + o.remainder.toPercentEncoding() + " framing=" + QByteArray::number(o.framing);
+        + " complete=" + QByteArray::number(o.complete) + " status=" + QByteArray::number(o.status)
+        + " reason=" + o.reason + " headers=[" + headers + "] body=" + o.body.toPercentEncoding()
+        + " remainder=" + o.remainder.toPercentEncoding() + " framing=" + QByteArray::number(o.framing);
 }
 
 Outcome feed(const QByteArrayList& chunks, bool closeAtEnd)
@@ -87,10 +87,11 @@ void TestHttpWire::responseAtEverySplit_data()
     const int untilClose = int(Reader::Framing::UntilClose);
     const int none = int(Reader::Framing::None);
 
-    QTest::newRow("content-length JSON")
-        << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 28\r\n\r\n"
-                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"r\"}")
-        << false << 200 << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"r\"}") << true << length << QByteArray();
+    QTest::newRow("content-length JSON") << QByteArray(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 28\r\n\r\n"
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"r\"}")
+                                         << false << 200 << QByteArray("{\"jsonrpc\":\"2.0\",\"id\":1,\"r\"}") << true
+                                         << length << QByteArray();
     QTest::newRow("chunked SSE with chunk extension and trailer")
         << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
                       "6;ext=1\r\nid: 1\n\r\n10\r\ndata: {\"id\":1}\n\n\r\n0\r\nX-Trailer: y\r\n\r\n")
@@ -98,18 +99,16 @@ void TestHttpWire::responseAtEverySplit_data()
     QTest::newRow("chunked stream still open")
         << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n") << false << 200
         << QByteArray("hello") << false << chunked << QByteArray();
-    QTest::newRow("202 accepted, no body")
-        << QByteArray("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n") << false << 202 << QByteArray() << true
-        << none << QByteArray();
-    QTest::newRow("204 ignores a Content-Length")
-        << QByteArray("HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n") << false << 204 << QByteArray()
-        << true << none << QByteArray();
+    QTest::newRow("202 accepted, no body") << QByteArray("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n") << false
+                                           << 202 << QByteArray() << true << none << QByteArray();
+    QTest::newRow("204 ignores a Content-Length") << QByteArray("HTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\n")
+                                                  << false << 204 << QByteArray() << true << none << QByteArray();
     QTest::newRow("until-close body completes on close")
         << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: x\n\n") << true << 200
         << QByteArray("data: x\n\n") << true << untilClose << QByteArray();
     QTest::newRow("until-close body without the close is not complete")
-        << QByteArray("HTTP/1.1 200 OK\r\n\r\npartial") << false << 200 << QByteArray("partial") << false
-        << untilClose << QByteArray();
+        << QByteArray("HTTP/1.1 200 OK\r\n\r\npartial") << false << 200 << QByteArray("partial") << false << untilClose
+        << QByteArray();
     QTest::newRow("content-length body cut short is not complete")
         << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n12345") << true << 200 << QByteArray("12345")
         << false << length << QByteArray();
@@ -164,8 +163,8 @@ void TestHttpWire::malformed_data()
     QTest::newRow("status not three digits") << QByteArray("HTTP/1.1 20 OK\r\n\r\n");
     QTest::newRow("header without colon") << QByteArray("HTTP/1.1 200 OK\r\nBroken header\r\n\r\n");
     QTest::newRow("negative Content-Length") << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n");
-    QTest::newRow("chunk size not hex")
-        << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n");
+    QTest::newRow("chunk size not hex") << QByteArray(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n");
     QTest::newRow("chunk longer than its size")
         << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhello\r\n");
 }
