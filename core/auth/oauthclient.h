@@ -1,8 +1,8 @@
 #pragma once
 
+#include "transport/httpclient.h"
 #include "transport/transportfailure.h"
 
-#include "transport/httpclient.h"
 #include <QJsonObject>
 
 #include <QObject>
