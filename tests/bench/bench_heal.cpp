@@ -13,6 +13,7 @@
 // Timing is only printed, never asserted: the run fails only when a call fails functionally (a heal
 // that is not an R4 success on a new session, a connection that never gets ready).
 
+#include "benchsupport.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
 
@@ -34,14 +35,10 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+using mcpscope::bench::print;
+
 constexpr double Goal = 1.2;
 constexpr int WaitMs = 30000;
-
-void print(const QString& text)
-{
-    std::fputs(text.toUtf8().constData(), stdout);
-    std::fflush(stdout);
-}
 
 double percentile(QList<double> values, double p)
 {

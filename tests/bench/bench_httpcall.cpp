@@ -25,6 +25,7 @@
 // meets the server right after the same other client; the best round counts. --url measures
 // against a server started elsewhere (to profile either side alone).
 
+#include "benchsupport.h"
 #include "httpfloorclient.h"
 #include "session/clientsession.h"
 #include "transport/streamablehttptransport.h"
@@ -56,6 +57,8 @@ using namespace mcpscope;
 using namespace Qt::StringLiterals;
 
 namespace {
+
+using mcpscope::bench::print;
 
 constexpr int RunTimeoutMs = 300'000;
 constexpr int ServerStartTimeoutMs = 30'000;
@@ -109,12 +112,6 @@ struct ClientRow
     bool hasMode[ModeCount] = { false, false };
     QString label;
 };
-
-void print(const QString& text)
-{
-    std::fputs(text.toUtf8().constData(), stdout);
-    std::fflush(stdout);
-}
 
 // Children die with us: a CTest timeout must not leave a server listening on a port.
 void dieWithParent(QProcess& process)
@@ -552,18 +549,9 @@ int main(int argc, char** argv)
 
     QList<ClientRow> rows { { ClientKind::Floor, u"floor (bare HTTP loop)"_s },
         { ClientKind::Engine, u"McpScope engine"_s }, { ClientKind::Sdk, u"TypeScript SDK client"_s } };
-    if (parser.isSet(onlyOption)) {
-        const QStringList only = parser.value(onlyOption).split(u',', Qt::SkipEmptyParts);
-        const QStringList keys { u"floor"_s, u"engine"_s, u"sdk"_s };
-        for (const QString& name : only) {
-            if (!keys.contains(name)) {
-                print(u"--only: unknown client '%1' (known: %2)\n"_s.arg(name, keys.join(u", "_s)));
-                return 2;
-            }
-        }
-        for (qsizetype i = 0; i < rows.size(); ++i)
-            rows[i].selected = only.contains(keys.at(i));
-    }
+    if (parser.isSet(onlyOption)
+        && !bench::selectOnly(parser.value(onlyOption), { u"floor"_s, u"engine"_s, u"sdk"_s }, rows))
+        return 2;
 
     Server server(config);
     QString error;

@@ -22,6 +22,7 @@
 // thread, this whole process for the engine, the node process for the SDK): load from elsewhere
 // stretches the first, hardly the second.
 
+#include "benchsupport.h"
 #include "engine/serverconnection.h"
 #include "httpfloorclient.h"
 #include "session/clientsession.h"
@@ -50,6 +51,8 @@ using namespace mcpscope;
 using namespace Qt::StringLiterals;
 
 namespace {
+
+using mcpscope::bench::print;
 
 constexpr int RunTimeoutMs = 300'000;
 constexpr int PeerStartTimeoutMs = 10'000;
@@ -102,12 +105,6 @@ struct ClientRow
     double bestBurstMs = std::numeric_limits<double>::infinity();
     bool measured = false;
 };
-
-void print(const QString& text)
-{
-    std::fputs(text.toUtf8().constData(), stdout);
-    std::fflush(stdout);
-}
 
 // Children die with us: a CTest timeout must not leave a peer listening on a port.
 void dieWithParent(QProcess& process)
@@ -441,30 +438,15 @@ int main(int argc, char** argv)
 
     QList<ClientRow> rows { { ClientKind::Floor, u"floor (bare HTTP loop)"_s },
         { ClientKind::Engine, u"McpScope engine"_s }, { ClientKind::Sdk, u"TypeScript SDK client"_s } };
-    if (parser.isSet(onlyOption)) {
-        const QStringList only = parser.value(onlyOption).split(u',', Qt::SkipEmptyParts);
-        const QStringList keys { u"floor"_s, u"engine"_s, u"sdk"_s };
-        for (const QString& name : only) {
-            if (!keys.contains(name)) {
-                print(u"--only: unknown client '%1' (known: %2)\n"_s.arg(name, keys.join(u", "_s)));
-                return 2;
-            }
-        }
-        for (qsizetype i = 0; i < rows.size(); ++i)
-            rows[i].selected = only.contains(keys.at(i));
-    }
+    if (parser.isSet(onlyOption)
+        && !bench::selectOnly(parser.value(onlyOption), { u"floor"_s, u"engine"_s, u"sdk"_s }, rows))
+        return 2;
 
     QString placement = u"any CPU"_s;
     if (config.pin) {
         // Threads and children started from here on inherit the mask: the floor's thread, Qt's HTTP
         // thread, the peer and node.
-        const int cpu = sched_getcpu();
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        if (cpu >= 0)
-            CPU_SET(cpu, &set);
-        placement = cpu >= 0 && sched_setaffinity(0, sizeof set, &set) == 0 ? u"all on CPU %1"_s.arg(cpu)
-                                                                            : u"any CPU (pinning failed)"_s;
+        placement = bench::pinToCurrentCpu();
     }
 
     QProcess peer;

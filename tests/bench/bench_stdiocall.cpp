@@ -18,6 +18,7 @@
 // wake-up (tens of µs, varying with the host's load) swamps every client's own work and the
 // ratios say little. --no-pin measures that way anyway.
 
+#include "benchsupport.h"
 #include "session/clientsession.h"
 #include "transport/stdiotransport.h"
 
@@ -41,6 +42,8 @@ using namespace mcpscope;
 using namespace Qt::StringLiterals;
 
 namespace {
+
+using mcpscope::bench::print;
 
 constexpr int RunTimeoutMs = 300'000;
 constexpr double EngineFloorGoal = 1.5;
@@ -83,12 +86,6 @@ struct ClientRow
     double bestUs = std::numeric_limits<double>::infinity();
     QString label;
 };
-
-void print(const QString& text)
-{
-    std::fputs(text.toUtf8().constData(), stdout);
-    std::fflush(stdout);
-}
 
 // Floor and SDK clients are separate processes that time themselves after their warm-up and end
 // with one JSON line on stdout. Their stderr goes straight to ours, so their errors show in CTest.
@@ -279,29 +276,14 @@ int main(int argc, char** argv)
 
     QList<ClientRow> rows { { ClientKind::Floor, u"floor (bare C++ loop)"_s },
         { ClientKind::Engine, u"McpScope engine"_s }, { ClientKind::Sdk, u"TypeScript SDK client"_s } };
-    if (parser.isSet(onlyOption)) {
-        const QStringList only = parser.value(onlyOption).split(u',', Qt::SkipEmptyParts);
-        const QStringList keys { u"floor"_s, u"engine"_s, u"sdk"_s };
-        for (const QString& name : only) {
-            if (!keys.contains(name)) {
-                print(u"--only: unknown client '%1' (known: %2)\n"_s.arg(name, keys.join(u", "_s)));
-                return 2;
-            }
-        }
-        for (qsizetype i = 0; i < rows.size(); ++i)
-            rows[i].selected = only.contains(keys.at(i));
-    }
+    if (parser.isSet(onlyOption)
+        && !bench::selectOnly(parser.value(onlyOption), { u"floor"_s, u"engine"_s, u"sdk"_s }, rows))
+        return 2;
 
     QString placement = u"any CPU"_s;
     if (config.pin) {
         // The children inherit the main thread's mask: QProcess forks from here, and so does node.
-        const int cpu = sched_getcpu();
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        if (cpu >= 0)
-            CPU_SET(cpu, &set);
-        placement = cpu >= 0 && sched_setaffinity(0, sizeof set, &set) == 0 ? u"all on CPU %1"_s.arg(cpu)
-                                                                            : u"any CPU (pinning failed)"_s;
+        placement = bench::pinToCurrentCpu();
     }
     print(u"stdio call overhead: %1 sequential tools/call round trips per client after %2 warm-up calls, "
           "%3 round(s), %4\n"_s.arg(config.calls)

@@ -23,6 +23,7 @@
 // twice (R7); the proxy refused a duplicate attempt; a call produced no finished record or more than one (callbacks
 // counted, and the --log JSONL when given); a call never finished (the stall watchdog); or the overall watchdog fired.
 
+#include "benchsupport.h"
 #include "calllog/callrecord.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
@@ -51,6 +52,8 @@ using namespace mcpscope;
 using namespace Qt::StringLiterals;
 
 namespace {
+
+using mcpscope::bench::print;
 
 enum class Side { Http, Stdio };
 
@@ -91,12 +94,6 @@ struct CallState
     qint64 startedMs = 0;
     std::optional<CallRecord> record;
 };
-
-void print(const QString& text)
-{
-    std::fputs(text.toUtf8().constData(), stdout);
-    std::fflush(stdout);
-}
 
 QString sideName(Side side)
 {
