@@ -5,6 +5,7 @@
 // SERVER ran and saw, never what the CLI believes.
 
 #include "clirun.h"
+#include "ledger.h"
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -27,46 +28,6 @@ QString peerScript()
 {
     return QStringLiteral(MCPSCOPE_PEERS_DIR) + u"/ledger-peer.mjs"_s;
 }
-
-/// The ledger peer's file: one line per tool run, plus event lines ("event": initialize, cancelled).
-struct Ledger
-{
-    QString path;
-
-    QList<QJsonObject> lines() const
-    {
-        QList<QJsonObject> out;
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
-            return out;
-        for (const QByteArray& line : file.readAll().split('\n')) {
-            if (!line.trimmed().isEmpty())
-                out.append(QJsonDocument::fromJson(line).object());
-        }
-        return out;
-    }
-    /// Runs of this tool; with a pid, only those of that child ("pid:N", as the CLI names sessions).
-    int runs(const QString& tool, const QString& pid = {}) const
-    {
-        int n = 0;
-        for (const QJsonObject& e : lines())
-            n += e.value("tool"_L1).toString() == tool && !e.contains("event"_L1) && (pid.isEmpty() || pidOf(e) == pid);
-        return n;
-    }
-    QList<QJsonObject> events(const QString& event) const
-    {
-        QList<QJsonObject> out;
-        for (const QJsonObject& e : lines()) {
-            if (e.value("event"_L1).toString() == event)
-                out.append(e);
-        }
-        return out;
-    }
-    static QString pidOf(const QJsonObject& entry)
-    {
-        return u"pid:"_s + QString::number(entry.value("pid"_L1).toInteger());
-    }
-};
 
 /// The ledger peer over Streamable HTTP, on a port of its own choosing, which it prints.
 class HttpPeer
@@ -229,11 +190,11 @@ void TestCliRecovery::stdioChildDeathHealsEveryStep()
     QCOMPARE(Ledger::pidOf(initializes.at(0)), first);
     QCOMPARE(Ledger::pidOf(initializes.at(1)), second);
     QCOMPARE(Ledger::pidOf(initializes.at(2)), third);
-    QCOMPARE(m_ledger.runs(u"read"_s, first), 0);
-    QCOMPARE(m_ledger.runs(u"read"_s, second), 1);
-    QCOMPARE(m_ledger.runs(u"read"_s, third), 1);
-    QCOMPARE(m_ledger.runs(u"read"_s), 2);
-    QCOMPARE(m_ledger.runs(u"write"_s), 0);
+    QCOMPARE(m_ledger.runsOf(u"read"_s, first), 0);
+    QCOMPARE(m_ledger.runsOf(u"read"_s, second), 1);
+    QCOMPARE(m_ledger.runsOf(u"read"_s, third), 1);
+    QCOMPARE(m_ledger.runsOf(u"read"_s), 2);
+    QCOMPARE(m_ledger.runsOf(u"write"_s), 0);
 
     // The records name how each child ended: SIGKILL, from the fault.
     QFile file(log);
@@ -307,7 +268,7 @@ void TestCliRecovery::concurrentCallsShareOneReconnect()
 
     // On the server: the first session and exactly one reconnect, whatever the ten calls raced for.
     QCOMPARE(m_ledger.events(u"initialize"_s).size(), 2);
-    QCOMPARE(m_ledger.runs(tool), serverRuns);
+    QCOMPARE(m_ledger.runsOf(tool), serverRuns);
 }
 
 void TestCliRecovery::timedOutCallCancelsOnTheServer_data()
@@ -348,7 +309,7 @@ void TestCliRecovery::timedOutCallCancelsOnTheServer()
     const QString callId = objects.first().value("callId"_L1).toString();
     QVERIFY(!callId.isEmpty());
 
-    QCOMPARE(m_ledger.runs(tool), 1);
+    QCOMPARE(m_ledger.runsOf(tool), 1);
     // The CLI has exited, so whatever reaches the server now left it before the exit; a busy server
     // may still be reading those bytes, hence the wait. A cancel the CLI never wrote never arrives.
     QList<QJsonObject> cancelled;

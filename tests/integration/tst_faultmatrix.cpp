@@ -11,6 +11,7 @@
 #include "calllog/redactor.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
+#include "ledger.h"
 #include "peerprocess.h"
 #include "recovery/circuitbreaker.h"
 #include "recovery/reconnector.h"
@@ -35,43 +36,6 @@ QList<CallRecord>& producedRecords()
     static QList<CallRecord> records;
     return records;
 }
-
-struct Ledger
-{
-    QString path;
-
-    /// The tool runs; the peer's event lines (initialize, cancelled) are no runs.
-    QList<QJsonObject> entries() const
-    {
-        QList<QJsonObject> out;
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
-            return out;
-        for (const QByteArray& line : file.readAll().split('\n')) {
-            if (line.trimmed().isEmpty())
-                continue;
-            const QJsonObject entry = QJsonDocument::fromJson(line).object();
-            if (!entry.contains(QLatin1String("event")))
-                out.append(entry);
-        }
-        return out;
-    }
-    /// How many times the server ran any tool for this call id (all attempts).
-    int runs(const QString& callId) const
-    {
-        int n = 0;
-        for (const QJsonObject& e : entries())
-            n += e.value(QLatin1String("attempt")).toObject().value(QLatin1String("callId")).toString() == callId;
-        return n;
-    }
-    int runsOf(const QString& tool) const
-    {
-        int n = 0;
-        for (const QJsonObject& e : entries())
-            n += e.value(QLatin1String("tool")).toString() == tool;
-        return n;
-    }
-};
 
 /// One ledger peer (stdio, or Streamable HTTP or legacy SSE behind a fault proxy) and a connection to it.
 struct Rig
@@ -279,13 +243,13 @@ void TestFaultMatrix::httpFaults()
     const QByteArray seen = QStringLiteral("outcome %1, rule %2, server ran it %3 time(s), proxy refused %4 "
                                            "duplicate(s); attempts:%5")
                                 .arg(outcomeName(record.outcome), record.rule)
-                                .arg(rig.ledger.runs(record.callId))
+                                .arg(rig.ledger.runsOfCall(record.callId))
                                 .arg(rig.proxy->duplicatesRefused())
                                 .arg(attempts)
                                 .toUtf8();
     // A refused duplicate means some layer below the decision table sent an attempt again.
     QVERIFY2(rig.proxy->duplicatesRefused() == 0, seen.constData());
-    QVERIFY2(rig.ledger.runs(record.callId) == serverRuns, seen.constData());
+    QVERIFY2(rig.ledger.runsOfCall(record.callId) == serverRuns, seen.constData());
     QVERIFY2(outcomeName(record.outcome) == outcome, seen.constData());
     QCOMPARE(record.rule, rule);
     QCOMPARE(rig.proxy->faultsFired(), count);
@@ -335,7 +299,7 @@ void TestFaultMatrix::keepAliveRaceRunsEachWriteOnce()
     for (const CallRecord& record : std::as_const(records)) {
         QVERIFY2(record.outcome == CallOutcome::Success, QJsonDocument(record.toJson()).toJson().constData());
         QCOMPARE(record.attempts.size(), 1);
-        QCOMPARE(rig.ledger.runs(record.callId), 1);
+        QCOMPARE(rig.ledger.runsOfCall(record.callId), 1);
     }
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("write")), 5);
 }
@@ -377,7 +341,7 @@ void TestFaultMatrix::stdioKillAfterWrite()
     }
     QVERIFY(onOld <= 1);
     QCOMPARE(onNew, tool == QLatin1String("read") ? 1 : 0);
-    QCOMPARE(rig.ledger.runs(record.callId), onOld + onNew);
+    QCOMPARE(rig.ledger.runsOfCall(record.callId), onOld + onNew);
 }
 
 void TestFaultMatrix::stdioDeadBeforeWriteIsR1()
@@ -395,7 +359,7 @@ void TestFaultMatrix::stdioDeadBeforeWriteIsR1()
     QCOMPARE(record.rule, QStringLiteral("R1"));
     QCOMPARE(record.attempts.size(), 2);
     QCOMPARE(record.attempts.first().failureKind, std::optional<FailureKind>(FailureKind::NotSent));
-    QCOMPARE(rig.ledger.runs(record.callId), 1);
+    QCOMPARE(rig.ledger.runsOfCall(record.callId), 1);
 }
 
 void TestFaultMatrix::concurrentExpiryJoinsOneReconnect()
@@ -414,7 +378,7 @@ void TestFaultMatrix::concurrentExpiryJoinsOneReconnect()
     for (const CallRecord& record : std::as_const(records)) {
         QVERIFY2(record.outcome == CallOutcome::Success, QJsonDocument(record.toJson()).toJson().constData());
         QCOMPARE(record.rule, QStringLiteral("R4"));
-        QCOMPARE(rig.ledger.runs(record.callId), 2);
+        QCOMPARE(rig.ledger.runsOfCall(record.callId), 2);
     }
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("read")), 20);
     QCOMPARE(rig.proxy->duplicatesRefused(), 0);
@@ -498,7 +462,7 @@ void TestFaultMatrix::killTransportEndsTheCallInFlightAtOnce()
     QCOMPARE(outcomeName(record->outcome), outcome);
     QCOMPARE(record->rule, rule);
     QCOMPARE(record->attempts.first().failureKind, std::optional<FailureKind>(FailureKind::TransportLost));
-    QCOMPARE(rig.ledger.runs(record->callId), serverRuns);
+    QCOMPARE(rig.ledger.runsOfCall(record->callId), serverRuns);
     QCOMPARE(record->reconnects.size(), 1);
     QVERIFY(record->reconnects.first().ok);
     QVERIFY(rig.connection->sessionId() != firstSession);
@@ -519,7 +483,7 @@ void TestFaultMatrix::timeoutOnWriteCancelsAndIsUncertain()
     QCOMPARE(outcomeName(record.outcome), QStringLiteral("outcome_uncertain"));
     QCOMPARE(record.rule, QStringLiteral("R6"));
     QCOMPARE(record.attempts.size(), 1);
-    QCOMPARE(rig.ledger.runs(record.callId), 1);
+    QCOMPARE(rig.ledger.runsOfCall(record.callId), 1);
     bool cancelled = false;
     for (const QByteArray& bytes : std::as_const(sent))
         cancelled = cancelled || bytes.contains("notifications/cancelled");
@@ -550,7 +514,7 @@ void TestFaultMatrix::idempotentReplayPolicy()
     const CallRecord record = rig.call(QStringLiteral("set"),
         { { QStringLiteral("key"), QStringLiteral("k") }, { QStringLiteral("value"), QStringLiteral("v") } });
     QCOMPARE(outcomeName(record.outcome), outcome);
-    QCOMPARE(rig.ledger.runs(record.callId), serverRuns);
+    QCOMPARE(rig.ledger.runsOfCall(record.callId), serverRuns);
     QCOMPARE(rig.proxy->duplicatesRefused(), 0);
 }
 
@@ -603,7 +567,7 @@ void TestFaultMatrix::freshAnnotations()
 
     const CallRecord record = rig.call(tool);
     QVERIFY2(!record.callId.isEmpty(), "the call did not finish");
-    QCOMPARE(rig.ledger.runs(record.callId), 1);
+    QCOMPARE(rig.ledger.runsOfCall(record.callId), 1);
     QCOMPARE(rig.ledger.runsOf(tool), 1);
     QCOMPARE(outcomeName(record.outcome), QStringLiteral("outcome_uncertain"));
     QCOMPARE(record.rule, QStringLiteral("R5"));
