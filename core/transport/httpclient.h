@@ -178,7 +178,10 @@ private:
     QHash<QString, QNetworkProxy> m_proxies; ///< by scheme, host and port
     QList<HttpConnection*> m_busy;
     int m_connectionsOpened = 0;
-    qint64 m_maxIdleMs = 30000;
+    /// Below Node's default 5 s keep-alive timeout (undici uses 4 s too): a server that sends no
+    /// Keep-Alive hint may close an idle connection just as a request goes out on it, and once bytes
+    /// are written that loss can no longer be told apart from one after the server read them.
+    qint64 m_maxIdleMs = 4000;
     qint64 m_connectTimeoutMs = 30000;
 };
 
