@@ -1,5 +1,8 @@
 #include "engine.h"
 
+#include <QDateTime>
+#include <QUuid>
+
 namespace mcpscope {
 
 Engine::Engine(QObject* parent)
@@ -19,6 +22,21 @@ ServerConnection* Engine::addServer(const ServerConfig& config)
     }
     auto* connection = new ServerConnection(config, this);
     connection->setResponder(m_responder);
+    // The name is read at each signal: it is the connection's identity in the engine.
+    connect(connection, &ServerConnection::callUpdated, this, &Engine::callUpdated);
+    connect(connection, &ServerConnection::traffic, this,
+        [this, connection](WireDirection direction, const QByteArray& bytes) {
+            Q_EMIT traffic(connection->name(), direction, bytes);
+        });
+    connect(connection, &ServerConnection::serverLog, this,
+        [this, connection](const QString& line) { Q_EMIT serverLog(connection->name(), line); });
+    connect(connection, &ServerConnection::logMessage, this,
+        [this, connection](const QString& level, const QString& logger, const QJsonValue& data) {
+            Q_EMIT logMessage(connection->name(), level, logger, data);
+        });
+    connect(connection, &ServerConnection::actionLogged, this,
+        [this, connection](
+            const QString& kind, const QString& text) { Q_EMIT actionLogged(connection->name(), kind, text); });
     m_connections.append(connection);
     Q_EMIT serverAdded(connection);
     return connection;
@@ -49,6 +67,27 @@ void Engine::setResponder(ClientResponder* responder)
     m_responder = responder;
     for (ServerConnection* c : std::as_const(m_connections))
         c->setResponder(responder);
+}
+
+QString Engine::call(const QString& server, const QString& method, const QJsonObject& params,
+    const CallOptions& options, std::function<void(const CallRecord&)> done)
+{
+    if (ServerConnection* c = connection(server))
+        return c->call(method, params, options, std::move(done));
+    CallRecord r;
+    r.callId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    r.server = server;
+    r.method = method;
+    r.tool = method == QLatin1String("tools/call") ? params.value(QLatin1String("name")).toString() : QString();
+    r.arguments = r.tool.isEmpty() ? params : params.value(QLatin1String("arguments")).toObject();
+    r.startedAt = r.endedAt = QDateTime::currentMSecsSinceEpoch();
+    r.outcome = CallOutcome::NotDispatched;
+    r.error = { { QStringLiteral("message"), tr("No server named \"%1\" in this workspace").arg(server) },
+        { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+    Q_EMIT callUpdated(r);
+    if (done)
+        done(r);
+    return r.callId;
 }
 
 void Engine::follow(QObject* receiver, const std::function<void(ServerConnection*)>& attach)

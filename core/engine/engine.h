@@ -10,9 +10,12 @@
 
 namespace mcpscope {
 
-/// Owns one ServerConnection per configured server; any number may be live at once.
+/// Owns one ServerConnection per configured server; any number may be live at once, and is the one
+/// entry point for every request the app and the CLI make (call()).
 ///
-/// Signals: serverAdded / serverRemoved when the set of servers changes.
+/// Signals: serverAdded / serverRemoved when the set of servers changes; callUpdated, traffic,
+/// serverLog, logMessage and actionLogged re-emit those of every connection, named by server, so the
+/// models and stores follow the engine and never a connection.
 class Engine : public QObject
 {
     Q_OBJECT
@@ -26,6 +29,12 @@ public:
     const QList<ServerConnection*>& connections() const { return m_connections; }
     void setResponder(ClientResponder* responder);
 
+    /// Sends any request (tools/call, resources/read, ping, …) to the named server through its call
+    /// record, breaker and decision table. done gets the final record; an unknown server ends at once
+    /// as not dispatched, with an error that names it. Returns the call id.
+    QString call(const QString& server, const QString& method, const QJsonObject& params, const CallOptions& options,
+        std::function<void(const CallRecord&)> done);
+
     /// Calls attach for every connection now and for each one added later, on receiver's behalf.
     /// The models and stores that watch all servers follow the engine this way.
     void follow(QObject* receiver, const std::function<void(ServerConnection*)>& attach);
@@ -38,6 +47,11 @@ public:
 Q_SIGNALS:
     void serverAdded(mcpscope::ServerConnection* connection);
     void serverRemoved(const QString& name);
+    void callUpdated(const mcpscope::CallRecord& record);
+    void traffic(const QString& server, mcpscope::WireDirection direction, const QByteArray& bytes);
+    void serverLog(const QString& server, const QString& line);
+    void logMessage(const QString& server, const QString& level, const QString& logger, const QJsonValue& data);
+    void actionLogged(const QString& server, const QString& kind, const QString& text);
 
 private:
     QList<ServerConnection*> m_connections;
