@@ -1,5 +1,5 @@
 #include "cli/cliapp.h"
-#include "engine/terminationwatcher.h"
+#include "common/terminationwatcher.h"
 
 #include <QCoreApplication>
 

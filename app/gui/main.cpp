@@ -1,5 +1,5 @@
+#include "common/terminationwatcher.h"
 #include "engine/engine.h"
-#include "engine/terminationwatcher.h"
 #include "mainwindow/mainwindow.h"
 #include "screenshot/screenshotdriver.h"
 

@@ -2,9 +2,9 @@
 // random loopback port), plus the project's SDK peer for stream resumption and a deliberate mock
 // (tests/peers/bad-http.mjs) for wire behaviours no real server produces.
 
-#include "cli/scriptedresponder.h"
 #include "peerprocess.h"
 #include "session/clientsession.h"
+#include "session/scriptedresponder.h"
 #include "transport/legacyssetransport.h"
 #include "transport/streamablehttptransport.h"
 

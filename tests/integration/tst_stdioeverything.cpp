@@ -1,9 +1,9 @@
 // The engine against the real @modelcontextprotocol/server-everything over stdio: one session,
 // started once, drives every feature the inspector speaks.
 
-#include "cli/scriptedresponder.h"
 #include "markerprocesses.h"
 #include "session/clientsession.h"
+#include "session/scriptedresponder.h"
 #include "transport/stdiotransport.h"
 
 #include <QJsonArray>

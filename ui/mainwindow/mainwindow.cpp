@@ -6,7 +6,6 @@
 #include "calls/callspanel.h"
 #include "calls/logviewerwindow.h"
 #include "calls/timelineview.h"
-#include "cli/scriptedresponder.h"
 #include "composer/callcomposer.h"
 #include "config/mcpjsonimport.h"
 #include "dialogs/serverdialog.h"
@@ -25,6 +24,7 @@
 #include "presentation/presentation.h"
 #include "recovery/circuitbreaker.h"
 #include "result/resultview.h"
+#include "session/scriptedresponder.h"
 
 #include <QAction>
 #include <QActionGroup>

@@ -2,8 +2,8 @@
 
 #include "config/serverconfig.h"
 #include "exitcodes.h"
-#include "scriptedresponder.h"
 #include "session/clientsession.h"
+#include "session/scriptedresponder.h"
 
 #include <QFile>
 #include <QObject>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "session/clientresponder.h"
+#include "clientresponder.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

@@ -1,7 +1,6 @@
 #include "proxycommand.h"
 
-#include "engine/terminationwatcher.h"
-
+#include "common/terminationwatcher.h"
 #include "exitcodes.h"
 #include "fault/faultcontrolserver.h"
 #include "fault/faultproxy.h"

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "scriptedresponder.h"
 #include "session/clientsession.h"
+#include "session/scriptedresponder.h"
 
 #include <QJsonObject>
 #include <QObject>
