@@ -122,7 +122,7 @@ int ConformanceClient::start(const QStringList& args)
     connect(m_connection, &ServerConnection::failed, this, &ConformanceClient::onConnectionFailed);
     say(tr("scenario '%1' against %2").arg(m_scenario.isEmpty() ? tr("(none)") : m_scenario, url.toString()));
     m_connection->connectToServer();
-    return -1;
+    return ExitStillRunning;
 }
 
 void ConformanceClient::applyAuthorization(ClientSession* session) const

@@ -4,6 +4,13 @@
 
 namespace mcpscope {
 
+QString exitCodesHelp()
+{
+    return QStringLiteral("Exit codes:\n"
+                          "  0 success   1 the tool returned isError   2 usage or config error   3 outcome uncertain\n"
+                          "  4 transport or protocol failure   5 authorization needed   6 breaker open   7 timeout\n");
+}
+
 int exitCodeFor(FailureKind kind)
 {
     switch (kind) {

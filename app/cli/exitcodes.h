@@ -2,6 +2,8 @@
 
 #include "transport/transportfailure.h"
 
+#include <QString>
+
 namespace mcpscope {
 
 struct Reply;
@@ -17,6 +19,18 @@ enum ExitCode : int {
     ExitBreakerOpen = 6, ///< the server's circuit breaker is open
     ExitTimeout = 7, ///< no answer before the deadline
 };
+
+/// What a command's start() returns when it runs on the event loop and reports its code later.
+constexpr int ExitStillRunning = -1;
+
+/// The exit code of a run ended by SIGINT/SIGTERM, as a shell reports a killed process.
+constexpr int exitCodeForSignal(int signal)
+{
+    return 128 + signal;
+}
+
+/// The table above as --help prints it.
+QString exitCodesHelp();
 
 /// The exit code for a failure of this kind, and for how a request ended.
 int exitCodeFor(FailureKind kind);

@@ -1,4 +1,5 @@
 #include "cli/cliapp.h"
+#include "cli/exitcodes.h"
 #include "common/terminationwatcher.h"
 
 #include <QCoreApplication>
@@ -14,12 +15,12 @@ int main(int argc, char* argv[])
     mcpscope::TerminationWatcher termination;
     if (QCoreApplication::arguments().value(1) != QLatin1String("proxy")) {
         QObject::connect(&termination, &mcpscope::TerminationWatcher::terminationRequested, &app,
-            [](int signal) { QCoreApplication::exit(128 + signal); });
+            [](int signal) { QCoreApplication::exit(mcpscope::exitCodeForSignal(signal)); });
         termination.watch();
     }
     QObject::connect(&cli, &mcpscope::CliApp::finished, &app, &QCoreApplication::exit);
     const int immediate = cli.start(QCoreApplication::arguments());
-    if (immediate >= 0)
+    if (immediate != mcpscope::ExitStillRunning)
         return immediate;
     return QCoreApplication::exec();
 }

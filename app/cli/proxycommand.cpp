@@ -111,7 +111,7 @@ int ProxyCommand::start(const QStringList& args)
         m_out << " (control on " << m_control->url().toString() << ')';
     m_out << '\n';
     m_out.flush();
-    return -1;
+    return ExitStillRunning;
 }
 
 bool ProxyCommand::watchSignals(QString* error)

@@ -1,0 +1,376 @@
+#include "cliapp.h"
+
+#include "config/workspace.h"
+#include "conformanceclient.h"
+#include "engine/engine.h"
+#include "engine/serverconnection.h"
+#include "exportcommand.h"
+#include "fault/faultproxy.h"
+#include "proxycommand.h"
+#include "recovery/retrypolicy.h"
+#include "scriptrunner.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTimer>
+#include <QUrl>
+
+#include <cstdio>
+
+namespace mcpscope {
+
+namespace {
+const QStringList Commands { QStringLiteral("info"), QStringLiteral("tools"), QStringLiteral("call"),
+    QStringLiteral("resources"), QStringLiteral("templates"), QStringLiteral("read"), QStringLiteral("prompts"),
+    QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping"), QStringLiteral("run") };
+} // namespace
+
+QString CliApp::helpText()
+{
+    return QStringLiteral(
+               "Usage: mcpscope-cli [server selection] [options] COMMAND [ARGS]\n"
+               "\n"
+               "Server selection (one of):\n"
+               "  --stdio \"CMD ARGS\"          start a stdio server (split like a shell)\n"
+               "      --env K=V               extra environment for the child (repeatable)\n"
+               "      --cwd DIR               working directory for the child\n"
+               "  --url URL                   an HTTP server (Streamable HTTP, falling back to legacy SSE)\n"
+               "      --header \"K: V\"         extra request header (repeatable)\n"
+               "      --transport http|sse|auto  force a transport (default auto)\n"
+               "      --insecure              do not verify the server's TLS certificate\n"
+               "  --server NAME --config FILE a server from a workspace or any mcp.json dialect\n"
+               "\n"
+               "Commands:\n"
+               "  info                        server info, protocol version, capabilities, instructions, session id\n"
+               "  tools                       tools with their annotations\n"
+               "  call TOOL [JSON-ARGS]       call a tool\n"
+               "  resources | templates       list resources or resource templates\n"
+               "  read URI                    read a resource\n"
+               "  prompts                     list prompts\n"
+               "  prompt NAME [JSON-ARGS]     get a prompt\n"
+               "  complete prompt|resource NAME-OR-URI ARG [VALUE]\n"
+               "                              argument completion\n"
+               "  ping                        round trip\n"
+               "  run SCRIPT|-                steps, one per line, through the recovery engine: call TOOL JSON, "
+               "tools,\n"
+               "                              ping, expire [server|client], reconnect, kill, fault NAME [N] [ARGS],\n"
+               "                              breaker open|reset, wait MS, parallel N STEP (N copies of STEP at once;\n"
+               "                              waits for all, one object per copy with \"copy\": 1..N), # comment\n"
+               "                              (one JSON object per step)\n"
+               "                              HTTP faults (with --fault-proxy): expire-before, expire-after, "
+               "cut-after,\n"
+               "                              auth-401, delay MS, drop-stream, close-before-head, rst-before-head;\n"
+               "                              stdio faults: kill-after-write, close-stdin, delay MS\n"
+               "  conformance URL             client mode for the MCP conformance suite (alone, without server "
+               "selection;\n"
+               "                              reads MCP_CONFORMANCE_SCENARIO and MCP_CONFORMANCE_CONTEXT)\n"
+               "  proxy --upstream URL [--listen PORT] [--control PORT]\n"
+               "                              fault-injecting proxy on 127.0.0.1 in front of a Streamable HTTP or "
+               "legacy\n"
+               "                              SSE server; refuses (409) a tools/call attempt it already forwarded\n"
+               "                              (alone; runs until SIGINT/SIGTERM; --control serves the fault API)\n"
+               "  export LOG --format jsonl|har|csv --out FILE [--server NAME]... [--tool NAME]... [--outcome "
+               "NAME]...\n"
+               "         [--text TEXT]        filter a --log call log and write it (redacted) as JSONL, HAR 1.2 (its "
+               "HTTP\n"
+               "                              requests) or CSV (alone)\n"
+               "\n"
+               "Options:\n"
+               "  --json                      machine-readable output: one JSON object per command\n"
+               "  --log FILE                  append every finished call record to FILE as a JSON line\n"
+               "  --fault-proxy               put an HTTP server behind an embedded fault proxy (for run's fault "
+               "steps)\n"
+               "  --timeout SECONDS           per-request timeout (default 60)\n"
+               "  --progress                  print progress notifications as they arrive (stderr)\n"
+               "  --stderr FILE               write the server's stderr to FILE instead of ours\n"
+               "  --log-level LEVEL           send logging/setLevel first; log notifications go to stderr\n"
+               "  --root URI-OR-PATH          answer roots/list with this root (repeatable)\n"
+               "  --sampling-text TEXT        answer sampling/createMessage with this text\n"
+               "  --elicit accept|decline|cancel  answer elicitation/create (default: decline)\n"
+               "  --elicit-content JSON       content for an accepted elicitation (schema defaults fill the rest)\n"
+               "  --responses FILE            a JSON script of answers: {\"roots\", \"sampling\", \"elicitation\"}\n"
+               "\n")
+        + exitCodesHelp();
+}
+
+bool CliApp::parse(const QStringList& arguments, QString* error)
+{
+    QCommandLineParser parser;
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    const QCommandLineOption stdioOpt(QStringLiteral("stdio"), {}, QStringLiteral("cmd"));
+    const QCommandLineOption envOpt(QStringLiteral("env"), {}, QStringLiteral("K=V"));
+    const QCommandLineOption cwdOpt(QStringLiteral("cwd"), {}, QStringLiteral("dir"));
+    const QCommandLineOption urlOpt(QStringLiteral("url"), {}, QStringLiteral("url"));
+    const QCommandLineOption headerOpt(QStringLiteral("header"), {}, QStringLiteral("K: V"));
+    const QCommandLineOption transportOpt(QStringLiteral("transport"), {}, QStringLiteral("http|sse|auto"));
+    const QCommandLineOption insecureOpt(QStringLiteral("insecure"));
+    const QCommandLineOption serverOpt(QStringLiteral("server"), {}, QStringLiteral("name"));
+    const QCommandLineOption configOpt(QStringLiteral("config"), {}, QStringLiteral("file"));
+    const QCommandLineOption jsonOpt(QStringLiteral("json"));
+    const QCommandLineOption timeoutOpt(QStringLiteral("timeout"), {}, QStringLiteral("seconds"));
+    const QCommandLineOption progressOpt(QStringLiteral("progress"));
+    const QCommandLineOption stderrOpt(QStringLiteral("stderr"), {}, QStringLiteral("file"));
+    const QCommandLineOption logLevelOpt(QStringLiteral("log-level"), {}, QStringLiteral("level"));
+    const QCommandLineOption rootOpt(QStringLiteral("root"), {}, QStringLiteral("uri"));
+    const QCommandLineOption samplingOpt(QStringLiteral("sampling-text"), {}, QStringLiteral("text"));
+    const QCommandLineOption elicitOpt(QStringLiteral("elicit"), {}, QStringLiteral("action"));
+    const QCommandLineOption elicitContentOpt(QStringLiteral("elicit-content"), {}, QStringLiteral("json"));
+    const QCommandLineOption responsesOpt(QStringLiteral("responses"), {}, QStringLiteral("file"));
+    const QCommandLineOption helpOpt(QStringList { QStringLiteral("h"), QStringLiteral("help") });
+    const QCommandLineOption versionOpt(QStringLiteral("version"));
+    const QCommandLineOption faultProxyOpt(QStringLiteral("fault-proxy"));
+    const QCommandLineOption logOpt(QStringLiteral("log"), {}, QStringLiteral("file"));
+    parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt,
+        serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt,
+        elicitContentOpt, responsesOpt, helpOpt, versionOpt });
+    if (!parser.parse(arguments)) {
+        *error = parser.errorText();
+        return false;
+    }
+    if (parser.isSet(helpOpt)) {
+        m_command = QStringLiteral("help");
+        return true;
+    }
+    if (parser.isSet(versionOpt)) {
+        m_command = QStringLiteral("version");
+        return true;
+    }
+    m_json = parser.isSet(jsonOpt);
+    m_progress = parser.isSet(progressOpt);
+    m_logLevel = parser.value(logLevelOpt);
+    if (parser.isSet(timeoutOpt)) {
+        bool ok = false;
+        const double seconds = parser.value(timeoutOpt).toDouble(&ok);
+        if (!ok || seconds <= 0) {
+            *error = tr("--timeout needs a positive number of seconds, not '%1'").arg(parser.value(timeoutOpt));
+            return false;
+        }
+        m_timeoutMs = qint64(seconds * 1000);
+    }
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.isEmpty()) {
+        *error = tr("no command given (one of: %1)").arg(Commands.join(QStringLiteral(", ")));
+        return false;
+    }
+    m_command = positional.first();
+    m_commandArgs = positional.mid(1);
+    if ((m_command == QLatin1String("call") || m_command == QLatin1String("prompt")) && m_commandArgs.size() > 1) {
+        // Checked before any server starts, so a typo costs nothing.
+        QJsonParseError parseError;
+        if (!QJsonDocument::fromJson(m_commandArgs.at(1).toUtf8(), &parseError).isObject()) {
+            *error = tr("arguments must be a JSON object, not '%1'").arg(m_commandArgs.at(1));
+            return false;
+        }
+    }
+    if (!Commands.contains(m_command)) {
+        *error = tr("unknown command '%1' (one of: %2)").arg(m_command, Commands.join(QStringLiteral(", ")));
+        return false;
+    }
+
+    if (int(parser.isSet(stdioOpt)) + int(parser.isSet(serverOpt)) + int(parser.isSet(urlOpt)) != 1) {
+        *error = tr("choose the server with exactly one of --stdio \"CMD\", --url URL and --server NAME --config FILE");
+        return false;
+    }
+    if (parser.isSet(urlOpt)) {
+        const QUrl url(parser.value(urlOpt));
+        if (!url.isValid() || url.host().isEmpty()
+            || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
+            *error = tr("--url needs an http:// or https:// URL with a host, not '%1'").arg(parser.value(urlOpt));
+            return false;
+        }
+        m_config.name = url.host() + (url.port() > 0 ? QLatin1Char(':') + QString::number(url.port()) : QString());
+        m_config.url = url;
+        m_config.transport = TransportKind::AutoHttp;
+    } else if (parser.isSet(stdioOpt)) {
+        const QStringList words = QProcess::splitCommand(parser.value(stdioOpt));
+        if (words.isEmpty()) {
+            *error = tr("--stdio needs a command line");
+            return false;
+        }
+        // Name the server after what it runs, not the launcher in front of it ("node", "npx", …).
+        static const QStringList launchers { QStringLiteral("node"), QStringLiteral("npx"), QStringLiteral("uvx"),
+            QStringLiteral("uv"), QStringLiteral("python"), QStringLiteral("python3"), QStringLiteral("sh"),
+            QStringLiteral("bash"), QStringLiteral("deno"), QStringLiteral("bun"), QStringLiteral("env") };
+        m_config.name = QFileInfo(words.first()).fileName();
+        if (launchers.contains(m_config.name)) {
+            for (const QString& word : words.mid(1)) {
+                if (!word.startsWith(QLatin1Char('-')) && !word.contains(QLatin1Char('='))) {
+                    static const QStringList generic { QStringLiteral("index"), QStringLiteral("main"),
+                        QStringLiteral("server"), QStringLiteral("dist"), QStringLiteral("build"),
+                        QStringLiteral("lib"), QStringLiteral("src"), QStringLiteral("bin") };
+                    QFileInfo info(word);
+                    m_config.name = info.completeBaseName();
+                    while (generic.contains(m_config.name) && info.absolutePath() != info.absoluteFilePath()) {
+                        info = QFileInfo(info.absolutePath());
+                        m_config.name = info.fileName();
+                    }
+                    break;
+                }
+            }
+        }
+        m_config.transport = TransportKind::Stdio;
+        m_config.command = words.first();
+        m_config.args = words.mid(1);
+        m_config.cwd = parser.value(cwdOpt);
+        for (const QString& pair : parser.values(envOpt)) {
+            const qsizetype eq = pair.indexOf(QLatin1Char('='));
+            if (eq <= 0) {
+                *error = tr("--env needs KEY=VALUE, not '%1'").arg(pair);
+                return false;
+            }
+            m_config.env.insert(pair.left(eq), pair.mid(eq + 1));
+        }
+    } else {
+        if (!parser.isSet(configOpt)) {
+            *error = tr("--server needs --config FILE");
+            return false;
+        }
+        ConfigError configError;
+        const auto workspace = Workspace::load(parser.value(configOpt), &configError);
+        if (!workspace) {
+            *error = configError.toString();
+            return false;
+        }
+        const ServerConfig* server = workspace->find(parser.value(serverOpt));
+        if (!server) {
+            QStringList names;
+            for (const ServerConfig& s : workspace->servers)
+                names.append(s.name);
+            *error = tr("%1 has no server named '%2' (it has: %3)")
+                         .arg(parser.value(configOpt), parser.value(serverOpt), names.join(QStringLiteral(", ")));
+            return false;
+        }
+        m_config = *server;
+        if (parser.isSet(cwdOpt))
+            m_config.cwd = parser.value(cwdOpt);
+        for (const QString& pair : parser.values(envOpt)) {
+            const qsizetype eq = pair.indexOf(QLatin1Char('='));
+            if (eq > 0)
+                m_config.env.insert(pair.left(eq), pair.mid(eq + 1));
+        }
+    }
+    if (parser.isSet(transportOpt)) {
+        const auto kind = transportKindFromName(parser.value(transportOpt));
+        if (!kind || *kind == TransportKind::Stdio || !m_config.isHttp()) {
+            *error = tr("--transport must be http, sse or auto, for an HTTP server (got '%1')")
+                         .arg(parser.value(transportOpt));
+            return false;
+        }
+        m_config.transport = *kind;
+    }
+    for (const QString& header : parser.values(headerOpt)) {
+        const qsizetype colon = header.indexOf(QLatin1Char(':'));
+        if (colon <= 0) {
+            *error = tr("--header needs \"Name: value\", not '%1'").arg(header);
+            return false;
+        }
+        m_config.headers.append({ header.left(colon).trimmed(), header.mid(colon + 1).trimmed() });
+    }
+    if (parser.isSet(insecureOpt))
+        m_config.tlsVerify = false;
+    m_config.requestTimeoutMs = int(std::min<qint64>(m_timeoutMs, std::numeric_limits<int>::max()));
+
+    QJsonObject script;
+    if (parser.isSet(responsesOpt)) {
+        QFile file(parser.value(responsesOpt));
+        if (!file.open(QIODevice::ReadOnly)) {
+            *error = tr("cannot read responses file %1: %2").arg(file.fileName(), file.errorString());
+            return false;
+        }
+        QJsonParseError parseError;
+        const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+        if (!doc.isObject()) {
+            *error = tr("responses file %1 is not a JSON object: %2").arg(file.fileName(), parseError.errorString());
+            return false;
+        }
+        script = doc.object();
+    }
+    if (parser.isSet(rootOpt)) {
+        QJsonArray roots;
+        for (const QString& root : parser.values(rootOpt)) {
+            const QUrl url = root.contains(QLatin1String("://"))
+                ? QUrl(root)
+                : QUrl::fromLocalFile(QFileInfo(root).absoluteFilePath());
+            roots.append(QJsonObject { { QStringLiteral("uri"), url.toString() },
+                { QStringLiteral("name"), QFileInfo(url.path()).fileName() } });
+        }
+        script.insert(QStringLiteral("roots"), roots);
+    }
+    if (parser.isSet(samplingOpt))
+        script.insert(
+            QStringLiteral("sampling"), QJsonObject { { QStringLiteral("text"), parser.value(samplingOpt) } });
+    if (parser.isSet(elicitOpt) || parser.isSet(elicitContentOpt)) {
+        const QString action = parser.value(elicitOpt).isEmpty() ? QStringLiteral("accept") : parser.value(elicitOpt);
+        if (action != QLatin1String("accept") && action != QLatin1String("decline")
+            && action != QLatin1String("cancel")) {
+            *error = tr("--elicit must be accept, decline or cancel, not '%1'").arg(action);
+            return false;
+        }
+        QJsonObject elicitation { { QStringLiteral("action"), action } };
+        if (parser.isSet(elicitContentOpt)) {
+            const QJsonDocument doc = QJsonDocument::fromJson(parser.value(elicitContentOpt).toUtf8());
+            if (!doc.isObject()) {
+                *error = tr("--elicit-content must be a JSON object");
+                return false;
+            }
+            elicitation.insert(QStringLiteral("content"), doc.object());
+        }
+        script.insert(QStringLiteral("elicitation"), elicitation);
+    }
+    m_responder.setScript(script);
+
+    if (parser.isSet(faultProxyOpt) && !m_config.isHttp()) {
+        *error = tr("--fault-proxy needs an HTTP server (--url or an HTTP entry of --config)");
+        return false;
+    }
+    // The connection puts its own embedded proxy in front (the same as viaFaultProxy in a workspace).
+    if (parser.isSet(faultProxyOpt))
+        m_config.viaFaultProxy = true;
+    if (m_command == QLatin1String("run")) {
+        if (m_commandArgs.isEmpty()) {
+            *error = tr("run needs a script file, or - for standard input");
+            return false;
+        }
+        QFile script;
+        const bool opened = m_commandArgs.first() == QLatin1String("-")
+            ? script.open(stdin, QIODevice::ReadOnly)
+            : (script.setFileName(m_commandArgs.first()), script.open(QIODevice::ReadOnly));
+        if (!opened) {
+            *error = tr("cannot read script %1: %2").arg(m_commandArgs.first(), script.errorString());
+            return false;
+        }
+        m_script = QString::fromUtf8(script.readAll());
+        // Checked before any server starts, so a typo costs nothing.
+        ScriptRunner probe(nullptr, nullptr, m_out);
+        QString scriptError;
+        if (!probe.load(m_script, &scriptError)) {
+            *error = tr("script %1: %2").arg(m_commandArgs.first(), scriptError);
+            return false;
+        }
+    }
+    if (parser.isSet(logOpt)) {
+        m_log = std::make_unique<QFile>(parser.value(logOpt));
+        if (!m_log->open(QIODevice::WriteOnly | QIODevice::Append)) {
+            *error = tr("cannot append the call log to %1: %2").arg(m_log->fileName(), m_log->errorString());
+            return false;
+        }
+    }
+    if (parser.isSet(stderrOpt)) {
+        m_stderrFile = std::make_unique<QFile>(parser.value(stderrOpt));
+        if (!m_stderrFile->open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Text)) {
+            *error
+                = tr("cannot write server stderr to %1: %2").arg(m_stderrFile->fileName(), m_stderrFile->errorString());
+            return false;
+        }
+        m_stderrStream = std::make_unique<QTextStream>(m_stderrFile.get());
+    }
+    return true;
+}
+
+} // namespace mcpscope

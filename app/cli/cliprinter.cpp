@@ -1,0 +1,199 @@
+#include "cliapp.h"
+
+#include "clijson.h"
+#include "config/workspace.h"
+#include "conformanceclient.h"
+#include "engine/engine.h"
+#include "engine/serverconnection.h"
+#include "exportcommand.h"
+#include "fault/faultproxy.h"
+#include "proxycommand.h"
+#include "recovery/retrypolicy.h"
+#include "scriptrunner.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QTimer>
+#include <QUrl>
+
+#include <cstdio>
+
+namespace mcpscope {
+
+using cli::compactJson;
+using cli::prettyJson;
+
+void CliApp::progress(const ProgressUpdate& update)
+{
+    if (m_json) {
+        QJsonObject object { { QStringLiteral("progress"), update.progress } };
+        if (update.total)
+            object.insert(QStringLiteral("total"), *update.total);
+        if (!update.message.isEmpty())
+            object.insert(QStringLiteral("message"), update.message);
+        m_err << compactJson(object) << '\n';
+    } else {
+        m_err << "progress: " << update.progress;
+        if (update.total)
+            m_err << "/" << *update.total;
+        if (!update.message.isEmpty())
+            m_err << " " << update.message;
+        m_err << '\n';
+    }
+    m_err.flush();
+}
+
+void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
+{
+    const QJsonObject result = reply.resultObject();
+    if (m_json) {
+        QJsonObject out { { QStringLiteral("command"), m_command }, { QStringLiteral("server"), m_config.name },
+            { QStringLiteral("ok"), true }, { QStringLiteral("result"), reply.result },
+            { QStringLiteral("elapsedMs"), reply.elapsedMs } };
+        for (auto it = extra.constBegin(); it != extra.constEnd(); ++it)
+            out.insert(it.key(), it.value());
+        m_out << compactJson(out) << '\n';
+        m_out.flush();
+        return;
+    }
+    QTextStream& o = m_out;
+    if (m_command == QLatin1String("info")) {
+        const QJsonObject info = result.value(QLatin1String("serverInfo")).toObject();
+        o << "Server:       " << info.value(QLatin1String("name")).toString() << ' '
+          << info.value(QLatin1String("version")).toString();
+        if (info.contains(QLatin1String("title")))
+            o << " (" << info.value(QLatin1String("title")).toString() << ')';
+        o << "\nTransport:    " << result.value(QLatin1String("transport")).toString()
+          << "\nProtocol:     " << result.value(QLatin1String("protocolVersion")).toString()
+          << "\nSession:      " << result.value(QLatin1String("sessionId")).toString() << "\nCapabilities: ";
+        const QJsonObject caps = result.value(QLatin1String("capabilities")).toObject();
+        QStringList names;
+        for (auto it = caps.constBegin(); it != caps.constEnd(); ++it) {
+            QStringList flags;
+            const QJsonObject sub = it.value().toObject();
+            for (auto f = sub.constBegin(); f != sub.constEnd(); ++f)
+                if (f.value().toBool())
+                    flags.append(f.key());
+            names.append(flags.isEmpty()
+                    ? it.key()
+                    : it.key() + QStringLiteral(" (") + flags.join(QStringLiteral(", ")) + QLatin1Char(')'));
+        }
+        o << names.join(QStringLiteral(", ")) << '\n';
+        const QString instructions = result.value(QLatin1String("instructions")).toString();
+        if (!instructions.isEmpty())
+            o << "Instructions:\n" << instructions << '\n';
+    } else if (m_command == QLatin1String("tools")) {
+        // The engine's own rule: a name listed more than once is write-capable (RECOVERY.md §2).
+        PolicySettings policy;
+        policy.idempotentReplay = m_connection && m_connection->config().idempotentReplay;
+        const QList<ToolInfo> tools = ToolInfo::listFromJson(result.value(QLatin1String("tools")).toArray());
+        for (const ToolInfo& tool : tools) {
+            o << tool.name;
+            if (!tool.title.isEmpty())
+                o << " — " << tool.title;
+            o << '\n';
+            if (!tool.description.isEmpty())
+                o << "    " << tool.description.section(QLatin1Char('\n'), 0, 0) << '\n';
+            o << "    annotations: "
+              << (tool.annotations.isEmpty() ? QStringLiteral("(none)") : compactJson(tool.annotations))
+              << "\n    on expiry:   "
+              << (RetryPolicy::isReplayable(ToolListing::ofEntry(tool), policy)
+                         ? QStringLiteral("retry once")
+                         : (tool.listedMoreThanOnce
+                                 ? QStringLiteral("no replay (listed more than once; outcome uncertain)")
+                                 : QStringLiteral("no replay (outcome uncertain)")))
+              << '\n';
+        }
+    } else if (m_command == QLatin1String("call") || m_command == QLatin1String("prompt")) {
+        if (extra.value(QLatin1String("isError")).toBool())
+            o << "The tool reported an error (isError: true):\n";
+        QJsonArray blocks = result.value(QLatin1String("content")).toArray();
+        for (const QJsonValue& message : result.value(QLatin1String("messages")).toArray()) {
+            o << message.toObject().value(QLatin1String("role")).toString() << ": ";
+            blocks = { message.toObject().value(QLatin1String("content")) };
+            for (const QJsonValue& block : std::as_const(blocks)) {
+                const QJsonObject b = block.toObject();
+                o << (b.value(QLatin1String("type")) == QLatin1String("text")
+                        ? b.value(QLatin1String("text")).toString()
+                        : compactJson(b))
+                  << '\n';
+            }
+            blocks = {};
+        }
+        for (const QJsonValue& block : std::as_const(blocks)) {
+            const QJsonObject b = block.toObject();
+            const QString type = b.value(QLatin1String("type")).toString();
+            if (type == QLatin1String("text")) {
+                o << b.value(QLatin1String("text")).toString() << '\n';
+            } else if (type == QLatin1String("image") || type == QLatin1String("audio")) {
+                o << '[' << type << ' ' << b.value(QLatin1String("mimeType")).toString() << ", "
+                  << QByteArray::fromBase64(b.value(QLatin1String("data")).toString().toLatin1()).size() << " bytes]\n";
+            } else if (type == QLatin1String("resource_link")) {
+                o << "[resource link] " << b.value(QLatin1String("uri")).toString() << ' '
+                  << b.value(QLatin1String("name")).toString() << '\n';
+            } else if (type == QLatin1String("resource")) {
+                const QJsonObject r = b.value(QLatin1String("resource")).toObject();
+                o << "[resource] " << r.value(QLatin1String("uri")).toString() << '\n';
+                if (r.contains(QLatin1String("text")))
+                    o << r.value(QLatin1String("text")).toString() << '\n';
+            } else {
+                o << compactJson(b) << '\n';
+            }
+        }
+        if (result.contains(QLatin1String("structuredContent"))) {
+            o << "structuredContent (" << extra.value(QLatin1String("schema")).toString() << "):\n"
+              << prettyJson(result.value(QLatin1String("structuredContent"))) << '\n';
+            if (extra.contains(QLatin1String("schemaError")))
+                o << "schema problems: " << extra.value(QLatin1String("schemaError")).toString() << '\n';
+        }
+    } else if (m_command == QLatin1String("resources")) {
+        for (const QJsonValue& value : result.value(QLatin1String("resources")).toArray()) {
+            const QJsonObject r = value.toObject();
+            o << r.value(QLatin1String("uri")).toString() << "  " << r.value(QLatin1String("name")).toString();
+            if (r.contains(QLatin1String("mimeType")))
+                o << "  (" << r.value(QLatin1String("mimeType")).toString() << ')';
+            o << '\n';
+        }
+    } else if (m_command == QLatin1String("templates")) {
+        for (const QJsonValue& value : result.value(QLatin1String("resourceTemplates")).toArray()) {
+            const QJsonObject r = value.toObject();
+            o << r.value(QLatin1String("uriTemplate")).toString() << "  " << r.value(QLatin1String("name")).toString()
+              << '\n';
+        }
+    } else if (m_command == QLatin1String("read")) {
+        for (const QJsonValue& value : result.value(QLatin1String("contents")).toArray()) {
+            const QJsonObject c = value.toObject();
+            o << "[" << c.value(QLatin1String("uri")).toString() << ' ' << c.value(QLatin1String("mimeType")).toString()
+              << "]\n";
+            if (c.contains(QLatin1String("text")))
+                o << c.value(QLatin1String("text")).toString() << '\n';
+            else
+                o << "(blob, " << QByteArray::fromBase64(c.value(QLatin1String("blob")).toString().toLatin1()).size()
+                  << " bytes)\n";
+        }
+    } else if (m_command == QLatin1String("prompts")) {
+        for (const QJsonValue& value : result.value(QLatin1String("prompts")).toArray()) {
+            const QJsonObject p = value.toObject();
+            QStringList args;
+            for (const QJsonValue& a : p.value(QLatin1String("arguments")).toArray())
+                args.append(a.toObject().value(QLatin1String("name")).toString()
+                    + (a.toObject().value(QLatin1String("required")).toBool() ? QStringLiteral("*") : QString()));
+            o << p.value(QLatin1String("name")).toString() << '(' << args.join(QStringLiteral(", ")) << ")  "
+              << p.value(QLatin1String("description")).toString() << '\n';
+        }
+    } else if (m_command == QLatin1String("complete")) {
+        for (const QJsonValue& value :
+            result.value(QLatin1String("completion")).toObject().value(QLatin1String("values")).toArray())
+            o << value.toString() << '\n';
+    } else if (m_command == QLatin1String("ping")) {
+        o << "pong (" << reply.elapsedMs << " ms)\n";
+    }
+    o.flush();
+}
+
+} // namespace mcpscope
