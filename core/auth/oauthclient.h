@@ -94,8 +94,6 @@ public:
     bool hasToken() const { return !m_accessToken.isEmpty(); }
     /// "Bearer <token>", for the Authorization header of requests to Options::serverUrl only.
     QByteArray authorizationHeader() const;
-    /// The scopes asked for in the last authorization (space-separated), empty when none were sent.
-    QString requestedScope() const { return m_requestedScope; }
     const OAuthRegistration& registration() const { return m_registration; }
     QString lastError() const { return m_lastError; }
 
@@ -134,7 +132,6 @@ private:
     void discoverResource(QList<QUrl> candidates);
     void discoverServer(QList<QUrl> candidates);
     void useFallbackEndpoints();
-    void checkServerMetadata();
     void registerClient();
     void startAuthorization();
     void requestToken(const QString& code);

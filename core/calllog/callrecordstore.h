@@ -16,9 +16,8 @@ class ServerConnection;
 /// The newest full CallRecord of every call, by call id: what the call detail view (timeline, raw
 /// messages) reads, while CallsModel keeps only the table's columns.
 ///
-/// For now everything stays in memory and nothing is ever evicted: a record is a few KiB, so a long
-/// session with many calls grows without bound. Issue 6 moves the store to disk (one JSON line per
-/// finished record, an index by call id) behind the same record() lookup.
+/// Everything stays in memory and nothing is ever evicted: a record is a few KiB, so a long session with
+/// many calls grows without bound. The persistent call log is LogStore, not this store.
 ///
 /// Signals: recordUpdated after every ingest(), with the call id, so an open detail view can refresh.
 class CallRecordStore : public QObject

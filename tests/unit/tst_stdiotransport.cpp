@@ -250,7 +250,7 @@ void TestStdioTransport::framing()
 void TestStdioTransport::largeLineArrivesIntact()
 {
     if (!haveNode())
-        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+        QFAIL("The pinned Node (MCPSCOPE_NODE) is missing; run make deps (npm ci in tests/peers).");
     StdioTransport::Options options = nodePeer(u"bigline.mjs"_s, { QString::number(BigLineBytes), u"tail"_s });
     options.maxMessageBytes = 64LL * 1024 * 1024;
     StdioTransport transport(options);
@@ -288,7 +288,7 @@ void TestStdioTransport::oversizedLineIsReportedWithItsId()
     QFETCH(QJsonValue, id);
 
     if (!haveNode())
-        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+        QFAIL("The pinned Node (MCPSCOPE_NODE) is missing; run make deps (npm ci in tests/peers).");
     QStringList args { QString::number(BigLineBytes), idPosition };
     if (nestedIds)
         args.append(u"nested"_s);
@@ -332,7 +332,7 @@ void TestStdioTransport::stderrLinesBecomeServerLog()
 void TestStdioTransport::environmentIsMinimal()
 {
     if (!haveNode())
-        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+        QFAIL("The pinned Node (MCPSCOPE_NODE) is missing; run make deps (npm ci in tests/peers).");
     QVERIFY(qEnvironmentVariableIsSet("PATH"));
     qputenv("MCPSCOPE_TEST_LEAK", "from the test's own environment");
     const auto unset = qScopeGuard([] { qunsetenv("MCPSCOPE_TEST_LEAK"); });
@@ -357,7 +357,7 @@ void TestStdioTransport::environmentIsMinimal()
 void TestStdioTransport::workingDirectoryIsHonoured()
 {
     if (!haveNode())
-        QSKIP("The pinned Node is missing; run npm ci in tests/peers.");
+        QFAIL("The pinned Node (MCPSCOPE_NODE) is missing; run make deps (npm ci in tests/peers).");
     QTemporaryDir dir;
     QVERIFY2(dir.isValid(), qPrintable(dir.errorString()));
 

@@ -1,0 +1,256 @@
+#include "oauthclient.h"
+
+#include "oauthwire.h"
+
+#include <QJsonArray>
+
+namespace mcpscope {
+
+using OAuthWire::isHttpUrl;
+using OAuthWire::oauthErrorText;
+using OAuthWire::origin;
+using OAuthWire::originWithPath;
+using OAuthWire::stringArray;
+using OAuthWire::trimmedPath;
+
+void OAuthClient::authorize(const TransportFailure& failure)
+{
+    ++m_generation;
+    for (const QPointer<HttpReply>& reply : std::exchange(m_replies, {})) {
+        if (reply) {
+            reply->disconnect(this);
+            reply->abort();
+            reply->deleteLater();
+        }
+    }
+    m_challenge = BearerChallenge::parse(failure.header("WWW-Authenticate"));
+    m_stepUp
+        = failure.kind() == FailureKind::InsufficientScope || m_challenge.error == QLatin1String("insufficient_scope");
+    Q_EMIT log(tr("Server '%1' answered %2; authorizing%3.")
+                   .arg(m_options.serverName)
+                   .arg(failure.httpStatus)
+                   .arg(m_stepUp ? tr(" with more scopes (step-up)") : QString()));
+
+    // A challenge that points at other metadata than we used means the server moved: discover again.
+    if (m_discovered && m_challenge.resourceMetadata.isValid() && m_challenge.resourceMetadata != m_resourceMetadataUrl)
+        m_discovered = false;
+    if (m_discovered) {
+        registerClient();
+        return;
+    }
+
+    setState(State::DiscoveringResource);
+    QList<QUrl> candidates;
+    if (isHttpUrl(m_challenge.resourceMetadata))
+        candidates.append(m_challenge.resourceMetadata);
+    const QUrl& server = m_options.serverUrl;
+    const QString path = trimmedPath(server);
+    if (!path.isEmpty())
+        candidates.append(originWithPath(server, QStringLiteral("/.well-known/oauth-protected-resource") + path));
+    candidates.append(originWithPath(server, QStringLiteral("/.well-known/oauth-protected-resource")));
+    discoverResource(candidates);
+}
+
+void OAuthClient::discoverResource(QList<QUrl> candidates)
+{
+    if (candidates.isEmpty()) {
+        // No Protected Resource Metadata: a 2025-03-26 server, which is its own authorization server.
+        Q_EMIT log(tr("No protected resource metadata for '%1'; using its origin as the authorization server "
+                      "(2025-03-26 rules).")
+                       .arg(m_options.serverName));
+        m_legacy = true;
+        m_resourceMetadataUrl.clear();
+        m_resourceMetadata = {};
+        m_authServer = origin(m_options.serverUrl);
+        setState(State::DiscoveringServer);
+        discoverServer(serverMetadataCandidates(m_authServer));
+        return;
+    }
+    const QUrl url = candidates.takeFirst();
+    Q_EMIT log(tr("Fetching protected resource metadata: %1").arg(url.toString()));
+    get(url, [this, url, candidates](const Response& response) {
+        if (response.status != 200 || response.json.isEmpty()) {
+            discoverResource(candidates);
+            return;
+        }
+        const QJsonObject& prm = response.json;
+        const QJsonValue resource = prm.value(QLatin1String("resource"));
+        if (resource.isString() && !resourceCovers(QUrl(resource.toString()), m_options.serverUrl)) {
+            fail(tr("Server '%1': its protected resource metadata (%2) is for '%3', not for %4; refusing to "
+                    "authorize.")
+                     .arg(m_options.serverName, url.toString(), resource.toString(), m_options.serverUrl.toString()));
+            return;
+        }
+        m_legacy = false;
+        m_resourceMetadataUrl = url;
+        m_resourceMetadata = prm;
+        m_authServer = QUrl();
+        for (const QString& server : stringArray(prm.value(QLatin1String("authorization_servers")))) {
+            if (isHttpUrl(QUrl(server))) {
+                m_authServer = QUrl(server);
+                break;
+            }
+        }
+        if (!m_authServer.isValid()) {
+            fail(tr("Server '%1': its protected resource metadata (%2) names no usable authorization server.")
+                     .arg(m_options.serverName, url.toString()));
+            return;
+        }
+        setState(State::DiscoveringServer);
+        discoverServer(serverMetadataCandidates(m_authServer));
+    });
+}
+
+QList<QUrl> OAuthClient::serverMetadataCandidates(const QUrl& issuer) const
+{
+    const QString path = trimmedPath(issuer);
+    if (path.isEmpty()) {
+        return { originWithPath(issuer, QStringLiteral("/.well-known/oauth-authorization-server")),
+            originWithPath(issuer, QStringLiteral("/.well-known/openid-configuration")) };
+    }
+    return { originWithPath(issuer, QStringLiteral("/.well-known/oauth-authorization-server") + path),
+        originWithPath(issuer, QStringLiteral("/.well-known/openid-configuration") + path),
+        originWithPath(issuer, path + QStringLiteral("/.well-known/openid-configuration")) };
+}
+
+void OAuthClient::discoverServer(QList<QUrl> candidates)
+{
+    if (candidates.isEmpty()) {
+        if (m_legacy) {
+            useFallbackEndpoints();
+            return;
+        }
+        fail(tr("Server '%1': authorization server %2 publishes no OAuth or OpenID metadata.")
+                 .arg(m_options.serverName, m_authServer.toString()));
+        return;
+    }
+    const QUrl url = candidates.takeFirst();
+    Q_EMIT log(tr("Fetching authorization server metadata: %1").arg(url.toString()));
+    get(url, [this, url, candidates](const Response& response) {
+        if (response.status != 200 || response.json.isEmpty()) {
+            discoverServer(candidates);
+            return;
+        }
+        m_serverMetadata = response.json;
+        m_authorizationEndpoint = QUrl(m_serverMetadata.value(QLatin1String("authorization_endpoint")).toString());
+        m_tokenEndpoint = QUrl(m_serverMetadata.value(QLatin1String("token_endpoint")).toString());
+        m_registrationEndpoint = QUrl(m_serverMetadata.value(QLatin1String("registration_endpoint")).toString());
+        if (!isHttpUrl(m_authorizationEndpoint) || !isHttpUrl(m_tokenEndpoint)) {
+            fail(tr("Server '%1': the authorization server metadata at %2 lacks a usable authorization_endpoint or "
+                    "token_endpoint.")
+                     .arg(m_options.serverName, url.toString()));
+            return;
+        }
+        // MCP makes PKCE mandatory; a server that does not say it supports S256 cannot be trusted with it.
+        if (!stringArray(m_serverMetadata.value(QLatin1String("code_challenge_methods_supported")))
+                 .contains(QLatin1String("S256"))) {
+            fail(tr("Server '%1': the authorization server metadata at %2 does not list S256 in "
+                    "code_challenge_methods_supported, so PKCE cannot be used; refusing to authorize.")
+                     .arg(m_options.serverName, url.toString()));
+            return;
+        }
+        m_discovered = true;
+        registerClient();
+    });
+}
+
+void OAuthClient::useFallbackEndpoints()
+{
+    // 2025-03-26: without metadata, the endpoints sit at fixed paths under the server's origin.
+    m_serverMetadata = {};
+    m_authorizationEndpoint = originWithPath(m_authServer, QStringLiteral("/authorize"));
+    m_tokenEndpoint = originWithPath(m_authServer, QStringLiteral("/token"));
+    m_registrationEndpoint = originWithPath(m_authServer, QStringLiteral("/register"));
+    Q_EMIT log(tr("No authorization server metadata for '%1'; using the default endpoints under %2.")
+                   .arg(m_options.serverName, m_authServer.toString()));
+    m_discovered = true;
+    registerClient();
+}
+
+QString OAuthClient::chooseAuthMethod(bool hasSecret) const
+{
+    QStringList supported = stringArray(m_serverMetadata.value(QLatin1String("token_endpoint_auth_methods_supported")));
+    if (supported.isEmpty())
+        supported = { QStringLiteral("client_secret_basic") }; // the RFC 8414 default
+    if (!hasSecret)
+        return QStringLiteral("none");
+    for (const char* method : { "client_secret_basic", "client_secret_post", "none" }) {
+        if (supported.contains(QLatin1String(method)))
+            return QString::fromLatin1(method);
+    }
+    return QStringLiteral("client_secret_basic");
+}
+
+void OAuthClient::registerClient()
+{
+    if (m_registration.isValid()) {
+        startAuthorization();
+        return;
+    }
+    setState(State::Registering);
+    if (!m_options.clientId.isEmpty()) {
+        m_registration.source = OAuthRegistration::Source::PreRegistered;
+        m_registration.clientId = m_options.clientId;
+        m_registration.clientSecret = m_options.clientSecret;
+        m_registration.tokenEndpointAuthMethod = chooseAuthMethod(!m_options.clientSecret.isEmpty());
+        Q_EMIT log(tr("Using the pre-registered client id '%1' (%2).")
+                       .arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
+        startAuthorization();
+        return;
+    }
+    if (m_serverMetadata.value(QLatin1String("client_id_metadata_document_supported")).toBool()
+        && isHttpUrl(m_options.clientMetadataUrl)) {
+        m_registration.source = OAuthRegistration::Source::MetadataDocument;
+        m_registration.clientId = m_options.clientMetadataUrl.toString(QUrl::FullyEncoded);
+        m_registration.tokenEndpointAuthMethod = QStringLiteral("none");
+        Q_EMIT log(tr("Using the client ID metadata document %1 as the client id.").arg(m_registration.clientId));
+        startAuthorization();
+        return;
+    }
+    if (!isHttpUrl(m_registrationEndpoint)) {
+        fail(tr("Server '%1': authorization server %2 offers no dynamic client registration and no client id is "
+                "configured; register McpScope there and enter its client id.")
+                 .arg(m_options.serverName, m_authServer.toString()));
+        return;
+    }
+    // A native app cannot keep a secret: ask to be a public client when the server allows it.
+    const QStringList supported
+        = stringArray(m_serverMetadata.value(QLatin1String("token_endpoint_auth_methods_supported")));
+    QString requested = QStringLiteral("none");
+    if (!supported.isEmpty() && !supported.contains(requested))
+        requested = chooseAuthMethod(true);
+    const QJsonObject body {
+        { QStringLiteral("client_name"), m_options.clientName },
+        { QStringLiteral("redirect_uris"), QJsonArray { m_options.redirectUri.toString(QUrl::FullyEncoded) } },
+        { QStringLiteral("grant_types"),
+            QJsonArray { QStringLiteral("authorization_code"), QStringLiteral("refresh_token") } },
+        { QStringLiteral("response_types"), QJsonArray { QStringLiteral("code") } },
+        { QStringLiteral("token_endpoint_auth_method"), requested },
+    };
+    Q_EMIT log(tr("Registering with %1").arg(m_registrationEndpoint.toString()));
+    postJson(m_registrationEndpoint, body, [this, requested](const Response& response) {
+        const QString clientId = response.json.value(QLatin1String("client_id")).toString();
+        if ((response.status != 200 && response.status != 201) || clientId.isEmpty()) {
+            fail(tr("Server '%1': dynamic client registration at %2 failed (%3): %4")
+                     .arg(m_options.serverName, m_registrationEndpoint.toString())
+                     .arg(response.status ? QString::number(response.status) : response.networkError)
+                     .arg(oauthErrorText(response.json, response.body)));
+            return;
+        }
+        m_registration.source = OAuthRegistration::Source::Dynamic;
+        m_registration.clientId = clientId;
+        m_registration.clientSecret = response.json.value(QLatin1String("client_secret")).toString();
+        const QString method = response.json.value(QLatin1String("token_endpoint_auth_method")).toString();
+        if (!method.isEmpty())
+            m_registration.tokenEndpointAuthMethod = method;
+        else if (!m_registration.clientSecret.isEmpty())
+            m_registration.tokenEndpointAuthMethod = chooseAuthMethod(true);
+        else
+            m_registration.tokenEndpointAuthMethod = requested;
+        Q_EMIT log(
+            tr("Registered as client '%1' (%2).").arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
+        startAuthorization();
+    });
+}
+
+} // namespace mcpscope

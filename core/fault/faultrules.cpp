@@ -1,0 +1,143 @@
+#include "faultproxy.h"
+
+#include <QStringList>
+
+#include <algorithm>
+
+namespace mcpscope {
+
+namespace {
+const struct
+{
+    FaultProxy::FaultKind kind;
+    const char* name;
+} KindNames[] = {
+    { FaultProxy::FaultKind::ExpireBefore, "expire-before" },
+    { FaultProxy::FaultKind::ExpireAfter, "expire-after" },
+    { FaultProxy::FaultKind::CutAfter, "cut-after" },
+    { FaultProxy::FaultKind::Auth401, "auth-401" },
+    { FaultProxy::FaultKind::Delay, "delay" },
+    { FaultProxy::FaultKind::DropStream, "drop-stream" },
+    { FaultProxy::FaultKind::CloseBeforeHead, "close-before-head" },
+    { FaultProxy::FaultKind::RstBeforeHead, "rst-before-head" },
+};
+} // namespace
+
+quint64 FaultProxy::arm(const Fault& fault)
+{
+    Fault armed = fault;
+    armed.count = std::max(1, fault.count);
+    armed.delayMs = std::max(0, fault.delayMs);
+    armed.id = m_nextId++;
+    m_faults.append(armed);
+    Q_EMIT armedChanged();
+    return armed.id;
+}
+
+void FaultProxy::disarm(quint64 id)
+{
+    const auto removed = m_faults.removeIf([id](const Fault& fault) { return fault.id == id; });
+    if (removed > 0)
+        Q_EMIT armedChanged();
+}
+
+void FaultProxy::clear()
+{
+    if (m_faults.isEmpty())
+        return;
+    m_faults.clear();
+    Q_EMIT armedChanged();
+}
+
+std::optional<FaultProxy::Fault> FaultProxy::takeFault(const QString& method, const QString& tool)
+{
+    for (qsizetype i = 0; i < m_faults.size(); ++i) {
+        Fault& fault = m_faults[i];
+        if (!fault.method.isEmpty() && fault.method != method)
+            continue;
+        if (!fault.tool.isEmpty() && (method != QLatin1String("tools/call") || fault.tool != tool))
+            continue;
+        Fault taken = fault;
+        taken.count = --fault.count;
+        if (fault.count <= 0)
+            m_faults.removeAt(i);
+        Q_EMIT armedChanged();
+        return taken;
+    }
+    return std::nullopt;
+}
+
+std::optional<FaultProxy::FaultKind> FaultProxy::kindFromName(QStringView name)
+{
+    for (const auto& entry : KindNames) {
+        if (name == QLatin1String(entry.name))
+            return entry.kind;
+    }
+    return std::nullopt;
+}
+
+QString FaultProxy::kindName(FaultKind kind)
+{
+    for (const auto& entry : KindNames) {
+        if (entry.kind == kind)
+            return QLatin1String(entry.name);
+    }
+    return {};
+}
+
+QJsonObject FaultProxy::faultToJson(const Fault& fault)
+{
+    QJsonObject object { { QStringLiteral("id"), qint64(fault.id) }, { QStringLiteral("kind"), kindName(fault.kind) },
+        { QStringLiteral("count"), fault.count } };
+    if (!fault.method.isEmpty())
+        object.insert(QStringLiteral("method"), fault.method);
+    if (!fault.tool.isEmpty())
+        object.insert(QStringLiteral("tool"), fault.tool);
+    if (fault.kind == FaultKind::Delay)
+        object.insert(QStringLiteral("delayMs"), fault.delayMs);
+    return object;
+}
+
+std::optional<FaultProxy::Fault> FaultProxy::faultFromJson(const QJsonObject& object, QString* error)
+{
+    const auto failWith = [error](const QString& message) -> std::optional<Fault> {
+        if (error)
+            *error = message;
+        return std::nullopt;
+    };
+    Fault fault;
+    const auto kind = kindFromName(object.value(QLatin1String("kind")).toString());
+    if (!kind) {
+        QStringList names;
+        for (const auto& entry : KindNames)
+            names.append(QLatin1String(entry.name));
+        return failWith(tr("\"kind\" must be one of %1").arg(names.join(QStringLiteral(", "))));
+    }
+    fault.kind = *kind;
+    const QJsonValue count = object.value(QLatin1String("count"));
+    if (!count.isUndefined() && !count.isNull()) {
+        if (!count.isDouble() || count.toDouble() != double(count.toInt()) || count.toInt() < 1)
+            return failWith(tr("\"count\" must be a positive integer"));
+        fault.count = count.toInt();
+    }
+    for (const auto& [key, target] :
+        { std::pair { QLatin1String("method"), &fault.method }, std::pair { QLatin1String("tool"), &fault.tool } }) {
+        const QJsonValue value = object.value(key);
+        if (value.isUndefined() || value.isNull())
+            continue;
+        if (!value.isString())
+            return failWith(tr("\"%1\" must be a string").arg(key));
+        *target = value.toString();
+    }
+    const QJsonValue delay = object.value(QLatin1String("delayMs"));
+    if (!delay.isUndefined() && !delay.isNull()) {
+        if (!delay.isDouble() || delay.toDouble() < 0 || delay.toDouble() > 3600.0 * 1000)
+            return failWith(tr("\"delayMs\" must be a number of milliseconds between 0 and 3600000"));
+        fault.delayMs = int(delay.toDouble());
+    }
+    if (fault.kind == FaultKind::Delay && fault.delayMs <= 0)
+        return failWith(tr("a delay fault needs \"delayMs\" above 0"));
+    return fault;
+}
+
+} // namespace mcpscope
