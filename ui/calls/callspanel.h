@@ -42,7 +42,6 @@ public:
     CallsPresentation* presentation() const { return m_presentation; }
     QTableView* view() const { return m_view; }
     TimelineView* timeline() const { return m_timeline; }
-    QLineEdit* searchField() const { return m_search; }
 
     void setRecordLookup(RecordLookup lookup);
     /// The raw wire messages shown under the timeline; without a provider the attempts' recorded

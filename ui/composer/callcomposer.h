@@ -55,7 +55,6 @@ Q_SIGNALS:
 private:
     void formEdited();
     void jsonEdited();
-    void modeChanged();
     void requestCall();
     void updateProblems();
     void setJsonError(const QString& error);

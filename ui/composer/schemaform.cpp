@@ -1,5 +1,7 @@
 #include "schemaform.h"
 
+#include "session/inputschema.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -48,146 +50,45 @@ QString problem(const QString& path, const QString& text)
     return path + QStringLiteral(": ") + text;
 }
 
-QString keySegment(const QString& key)
-{
-    static const QRegularExpression identifier(QStringLiteral("^[A-Za-z_$][A-Za-z0-9_$-]*$"));
-    if (identifier.match(key).hasMatch())
-        return QLatin1Char('.') + key;
-    QString escaped = key;
-    escaped.replace(QLatin1Char('\\'), QStringLiteral("\\\\")).replace(QLatin1Char('"'), QStringLiteral("\\\""));
-    return QStringLiteral("[\"") + escaped + QStringLiteral("\"]");
-}
-
 QString compactJson(const QJsonValue& value)
 {
-    // QJsonDocument holds only objects and arrays, so scalars travel inside a one-element array.
-    const QByteArray wrapped = QJsonDocument(QJsonArray { value }).toJson(QJsonDocument::Compact);
-    return QString::fromUtf8(wrapped.mid(1, wrapped.size() - 2));
+    return InputJson::compact(value);
 }
 
 QString prettyJson(const QJsonValue& value)
 {
-    if (value.isObject())
-        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Indented)).trimmed();
-    if (value.isArray())
-        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Indented)).trimmed();
-    return compactJson(value);
+    return InputJson::pretty(value);
 }
 
 QString jsonTypeName(const QJsonValue& value)
 {
-    switch (value.type()) {
-    case QJsonValue::Null:
-        return QStringLiteral("null");
-    case QJsonValue::Bool:
-        return QStringLiteral("boolean");
-    case QJsonValue::Double:
-        return QStringLiteral("number");
-    case QJsonValue::String:
-        return QStringLiteral("string");
-    case QJsonValue::Array:
-        return QStringLiteral("array");
-    case QJsonValue::Object:
-        return QStringLiteral("object");
-    case QJsonValue::Undefined:
-        break;
-    }
-    return QStringLiteral("undefined");
-}
-
-bool isIntegral(const QJsonValue& value)
-{
-    if (!value.isDouble())
-        return false;
-    const double d = value.toDouble();
-    return std::isfinite(d) && std::trunc(d) == d;
+    return InputJson::typeName(value);
 }
 
 bool matchesType(const QJsonValue& value, const QString& type)
 {
     if (type == QLatin1String("integer"))
-        return isIntegral(value);
+        return value.isDouble() && std::isfinite(value.toDouble()) && std::trunc(value.toDouble()) == value.toDouble();
     return jsonTypeName(value) == type;
 }
 
 QString numberText(const QJsonValue& value)
 {
-    const double d = value.toDouble();
-    // Integers beyond 2^53 keep every digit: Qt stores them as qint64.
-    if (isIntegral(value) && std::abs(d) < 9.3e18)
-        return QString::number(value.toInteger(static_cast<qint64>(d)));
-    return QString::number(d, 'g', QLocale::FloatingPointShortest);
+    return InputJson::number(value);
 }
 
 std::optional<QJsonValue> parseJson(const QString& text, QString* error)
 {
-    const QByteArray utf8 = text.toUtf8();
-    QJsonParseError parseError;
-    const QJsonDocument doc = QJsonDocument::fromJson("[" + utf8 + "]", &parseError);
-    if (parseError.error == QJsonParseError::NoError) {
-        const QJsonArray array = doc.array();
-        if (array.size() == 1)
-            return array.first();
-        if (error)
-            *error = array.isEmpty() ? tr("empty JSON") : tr("more than one JSON value");
-        return std::nullopt;
-    }
-    if (error) {
-        // The offset counts UTF-8 bytes of the wrapped text and mostly lands just past the offending
-        // character; map it back to that character's line and column.
-        const qsizetype offset = std::clamp<qsizetype>(parseError.offset - 2, 0, utf8.size());
-        const QString before = QString::fromUtf8(utf8.left(offset));
-        const qsizetype line = before.count(QLatin1Char('\n')) + 1;
-        const qsizetype column = before.size() - (before.lastIndexOf(QLatin1Char('\n')) + 1) + 1;
-        *error = tr("line %1, column %2: %3").arg(line).arg(column).arg(parseError.errorString());
-    }
-    return std::nullopt;
+    return InputJson::parse(text, error);
 }
 
-/// Folds the common wrappers around a single schema into it: `anyOf: [X, {type: null}]`
-/// (pydantic's Optional[X]), a one-element `allOf`, and `type: [X, "null"]`.
-QJsonObject normalize(QJsonObject schema)
+QJsonObject normalize(const QJsonObject& schema)
 {
-    for (const auto& combinator : { QStringLiteral("anyOf"), QStringLiteral("oneOf"), QStringLiteral("allOf") }) {
-        const QJsonArray branches = schema.value(combinator).toArray();
-        if (branches.isEmpty())
-            continue;
-        QJsonArray nonNull;
-        for (const QJsonValue& branch : branches) {
-            if (branch.toObject().value(QStringLiteral("type")).toString() != QLatin1String("null"))
-                nonNull.append(branch);
-        }
-        const QJsonObject only = nonNull.size() == 1 ? nonNull.first().toObject() : QJsonObject();
-        if (nonNull.size() != 1 || only.contains(QStringLiteral("const")))
-            continue;
-        schema.remove(combinator);
-        for (auto it = only.begin(); it != only.end(); ++it) {
-            if (!schema.contains(it.key()))
-                schema.insert(it.key(), it.value());
-        }
-        return normalize(schema);
-    }
-    const QJsonValue type = schema.value(QStringLiteral("type"));
-    if (type.isArray()) {
-        QJsonArray nonNull;
-        for (const QJsonValue& t : type.toArray()) {
-            if (t.toString() != QLatin1String("null"))
-                nonNull.append(t);
-        }
-        if (nonNull.size() == 1)
-            schema.insert(QStringLiteral("type"), nonNull.first());
-    }
-    return schema;
+    return InputSchema::fromSchema(schema).schema;
 }
 
-enum class Kind { String, Number, Integer, Boolean, Enum, EnumSet, Array, Object, Raw };
-
-struct Option
-{
-    QJsonValue value;
-    QString label;
-    QString description;
-};
+using Kind = InputSchema::Kind;
+using Option = InputOption;
 
 QString optionLabel(const QJsonValue& value)
 {
@@ -196,75 +97,6 @@ QString optionLabel(const QJsonValue& value)
     if (value.isDouble())
         return numberText(value);
     return compactJson(value);
-}
-
-/// The allowed values of an enum-like schema: `enum` (with the legacy `enumNames`), `const`, or a
-/// `oneOf`/`anyOf` whose branches are all `const` (the titled enums of MCP elicitation).
-std::optional<std::vector<Option>> enumOptions(const QJsonObject& schema)
-{
-    std::vector<Option> options;
-    if (schema.value(QStringLiteral("enum")).isArray()) {
-        const QJsonArray values = schema.value(QStringLiteral("enum")).toArray();
-        const QJsonArray names = schema.value(QStringLiteral("enumNames")).toArray();
-        for (qsizetype i = 0; i < values.size(); ++i) {
-            const QString name = i < names.size() ? names.at(i).toString() : QString();
-            options.push_back({ values.at(i), name.isEmpty() ? optionLabel(values.at(i)) : name, {} });
-        }
-        return options.empty() ? std::nullopt : std::optional(options);
-    }
-    if (schema.contains(QStringLiteral("const"))) {
-        const QJsonValue value = schema.value(QStringLiteral("const"));
-        options.push_back({ value, optionLabel(value), {} });
-        return options;
-    }
-    for (const auto& combinator : { QStringLiteral("oneOf"), QStringLiteral("anyOf") }) {
-        const QJsonArray branches = schema.value(combinator).toArray();
-        if (branches.isEmpty())
-            continue;
-        for (const QJsonValue& branchValue : branches) {
-            const QJsonObject branch = branchValue.toObject();
-            if (!branch.contains(QStringLiteral("const")))
-                return std::nullopt;
-            const QJsonValue value = branch.value(QStringLiteral("const"));
-            const QString title = branch.value(QStringLiteral("title")).toString();
-            options.push_back({ value, title.isEmpty() ? optionLabel(value) : title,
-                branch.value(QStringLiteral("description")).toString() });
-        }
-        return options;
-    }
-    return std::nullopt;
-}
-
-Kind classify(const QJsonObject& schema)
-{
-    if (schema.contains(QStringLiteral("$ref")))
-        return Kind::Raw;
-    if (enumOptions(schema))
-        return Kind::Enum;
-    if (schema.contains(QStringLiteral("oneOf")) || schema.contains(QStringLiteral("anyOf"))
-        || schema.contains(QStringLiteral("allOf")))
-        return Kind::Raw;
-    const QString type = schema.value(QStringLiteral("type")).toString();
-    if (type == QLatin1String("string"))
-        return Kind::String;
-    if (type == QLatin1String("number"))
-        return Kind::Number;
-    if (type == QLatin1String("integer"))
-        return Kind::Integer;
-    if (type == QLatin1String("boolean"))
-        return Kind::Boolean;
-    if (type == QLatin1String("array")) {
-        const QJsonValue items = schema.value(QStringLiteral("items"));
-        if (items.isArray())
-            return Kind::Raw; // tuple validation
-        if (items.isObject() && enumOptions(normalize(items.toObject())))
-            return Kind::EnumSet;
-        return Kind::Array;
-    }
-    if ((type == QLatin1String("object") || type.isEmpty()) && schema.value(QStringLiteral("properties")).isObject())
-        return Kind::Object;
-    // Maps (`additionalProperties` only), untyped values, null, and type unions.
-    return Kind::Raw;
 }
 
 /// Tooltip text: the description first, then the constraints the widget cannot show.
@@ -1232,7 +1064,7 @@ protected:
     {
         input()->setObjectName(m_path);
         for (const Property& property : m_properties) {
-            property.field->setPath(m_path.isEmpty() ? QString() : m_path + keySegment(property.key));
+            property.field->setPath(m_path.isEmpty() ? QString() : InputJson::childPath(m_path, property.key));
             if (property.label)
                 property.label->setObjectName(property.field->path() + QStringLiteral(":label"));
         }
@@ -1269,8 +1101,9 @@ private:
 
 FormField* createField(const QJsonObject& rawSchema, bool required, bool item, QWidget* parent)
 {
-    const QJsonObject schema = normalize(rawSchema);
-    switch (classify(schema)) {
+    const InputSchema field = InputSchema::fromSchema(rawSchema);
+    const QJsonObject& schema = field.schema;
+    switch (field.kind) {
     case Kind::String:
         return new StringField(schema, required, item, parent);
     case Kind::Number:
@@ -1280,10 +1113,9 @@ FormField* createField(const QJsonObject& rawSchema, bool required, bool item, Q
     case Kind::Boolean:
         return new BoolField(schema, required, item, parent);
     case Kind::Enum:
-        return new EnumField(schema, *enumOptions(schema), required, item, parent);
+        return new EnumField(schema, field.options, required, item, parent);
     case Kind::EnumSet:
-        return new EnumSetField(
-            schema, *enumOptions(normalize(schema.value(QStringLiteral("items")).toObject())), required, item, parent);
+        return new EnumSetField(schema, field.options, required, item, parent);
     case Kind::Array:
         return new ArrayField(schema, required, item, parent);
     case Kind::Object:
@@ -1322,11 +1154,9 @@ void SchemaForm::setSchema(const QJsonObject& inputSchema)
             object->setObjectName(QString());
         m_root->deleteLater();
     }
-    QJsonObject schema = normalize(inputSchema);
-    if (!schema.contains(QStringLiteral("properties")) && !schema.contains(QStringLiteral("additionalProperties"))
-        && !schema.contains(QStringLiteral("$ref")))
-        schema.insert(QStringLiteral("properties"), QJsonObject());
-    if (classify(schema) == Kind::Object)
+    const InputSchema root = InputSchema::forArguments(inputSchema);
+    const QJsonObject& schema = root.schema;
+    if (root.kind == Kind::Object)
         m_root = new ObjectField(schema, true, true, false, this);
     else
         m_root = new RawJsonField(schema, false, false, this);
