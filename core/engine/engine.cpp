@@ -110,10 +110,4 @@ void Engine::connectAll()
         c->connectToServer();
 }
 
-void Engine::disconnectAll()
-{
-    for (ServerConnection* c : std::as_const(m_connections))
-        c->disconnectFromServer();
-}
-
 } // namespace mcpscope

@@ -42,7 +42,6 @@ public:
     void unfollow(QObject* receiver);
 
     void connectAll();
-    void disconnectAll();
 
 Q_SIGNALS:
     void serverAdded(mcpscope::ServerConnection* connection);

@@ -3,8 +3,10 @@
 #include "fault/faultproxy.h"
 #include "recovery/circuitbreaker.h"
 #include "recovery/failureclassifier.h"
+#include "recovery/outcomemapping.h"
 #include "recovery/reconnector.h"
 #include "recovery/retrypolicy.h"
+#include "recovery/routingguard.h"
 #include "transport/stdiotransport.h"
 #include "transport/streamablehttptransport.h"
 #include "transportfactory.h"
@@ -686,8 +688,14 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
             return;
         // Routing guard (RECOVERY.md §4): the configuration changed or the tool vanished → no retry.
         // A session still listing its tools has not lost the tool; only a finished list can say so.
-        const bool routed = c->generation == m_generation
-            && (!c->isToolCall || (m_session && (!m_session->toolsListed() || m_session->tool(c->record.tool))));
+        RoutingFacts facts;
+        facts.callGeneration = c->generation;
+        facts.currentGeneration = m_generation;
+        facts.isToolCall = c->isToolCall;
+        facts.hasSession = m_session;
+        facts.toolsListed = m_session && m_session->toolsListed();
+        facts.toolListed = m_session && m_session->tool(c->record.tool);
+        const bool routed = stillRouted(facts);
         if (healed && routed) {
             startAttempt(c);
             return;
@@ -758,42 +766,10 @@ void ServerConnection::onAttemptReply(const std::shared_ptr<Call>& c, const Repl
     case RecoveryAction::Stop:
     case RecoveryAction::FailFast: {
         m_breaker->recordFailure(strikeIsToolError);
-        CallOutcome outcome = CallOutcome::TransportError;
-        switch (failure->kind) {
-        case FailureKind::ToolError:
-            outcome = CallOutcome::ToolError;
-            break;
-        case FailureKind::ProtocolError:
-            outcome = CallOutcome::ProtocolError;
-            break;
-        case FailureKind::NotSent:
-            outcome = CallOutcome::NotDispatched;
-            break;
-        case FailureKind::AuthRequired:
-        case FailureKind::InsufficientScope:
-            outcome = CallOutcome::NeedsAuth;
-            break;
-        case FailureKind::Timeout:
-            outcome = CallOutcome::Timeout;
-            break;
-        default:
-            break;
-        }
-        // R7: a retried write that then failed ambiguously may have run (RetryPolicy says so).
-        if (d.outcomeUncertain)
-            outcome = CallOutcome::OutcomeUncertain;
-        // An earlier attempt may have run even when the last one never went out: never report such a
-        // call as not dispatched.
-        bool earlierMayHaveRun = false;
-        for (qsizetype i = 0; i + 1 < r.attempts.size(); ++i) {
-            const auto verdict = r.attempts.at(i).verdict;
-            earlierMayHaveRun = earlierMayHaveRun
-                || (verdict && (*verdict == DispatchVerdict::Unknown || *verdict == DispatchVerdict::Executed));
-        }
-        if (earlierMayHaveRun && (outcome == CallOutcome::NotDispatched || outcome == CallOutcome::NeedsAuth)) {
-            const bool readOnly = RetryPolicy::isReplayable(tools, PolicySettings {});
-            outcome = readOnly ? CallOutcome::TransportError : CallOutcome::OutcomeUncertain;
-        }
+        // R7 (d.outcomeUncertain): a retried write that then failed ambiguously may have run. An earlier
+        // attempt may have run even when the last one never went out: never report it as not dispatched.
+        const CallOutcome outcome = OutcomeMapping::stoppedOutcome(failure->kind, d.outcomeUncertain,
+            OutcomeMapping::earlierAttemptMayHaveRun(r.attempts), RetryPolicy::isReplayable(tools, PolicySettings {}));
         if (d.reconnect) {
             // No resend, but the session is still healed for the calls that come next.
             healThen(c, ReconnectWaitMs, [this, c, outcome](bool healed) {

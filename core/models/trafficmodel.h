@@ -87,8 +87,7 @@ public:
     /// Forgets every row (one model reset) and resets droppedRows().
     void clear();
 
-    /// Typed access for filters. row is a shown row (< rowCount()).
-    const Row& trafficRow(int row) const { return m_rows[size_t(row)]; }
+    /// Typed access for filters: the text behind a string index of a row.
     const QString& string(quint32 index) const { return m_strings.at(index); }
     /// The JSON-RPC id of a shown row, as RpcIdRole returns it.
     QVariant rpcId(int row) const;

@@ -83,7 +83,6 @@ public:
     void setClock(Clock clock);
     void setJitterFunction(JitterFunction jitter);
     void setBackoffSettings(const BackoffSettings& settings);
-    const BackoffSettings& backoffSettings() const { return m_backoff; }
     void setLateJoinWindowMs(qint64 windowMs) { m_lateJoinWindowMs = windowMs; }
     qint64 lateJoinWindowMs() const { return m_lateJoinWindowMs; }
 

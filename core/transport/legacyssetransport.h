@@ -19,7 +19,6 @@ public:
     explicit LegacySseTransport(HttpTransportOptions options, QObject* parent = nullptr);
     ~LegacySseTransport() override;
 
-    Kind kind() const override { return Kind::LegacySse; }
     void open() override;
     void send(const JsonRpcMessage& message) override;
     void close() override;

@@ -38,7 +38,6 @@ public:
     explicit StdioTransport(Options options, QObject* parent = nullptr);
     ~StdioTransport() override;
 
-    Kind kind() const override { return Kind::Stdio; }
     void open() override;
     void send(const JsonRpcMessage& message) override;
     void close() override;

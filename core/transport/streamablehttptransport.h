@@ -38,7 +38,6 @@ public:
     explicit StreamableHttpTransport(HttpTransportOptions options, QObject* parent = nullptr);
     ~StreamableHttpTransport() override;
 
-    Kind kind() const override { return Kind::StreamableHttp; }
     void open() override;
     void send(const JsonRpcMessage& message) override;
     void close() override;

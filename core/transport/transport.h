@@ -30,12 +30,9 @@ class Transport : public QObject
 {
     Q_OBJECT
 public:
-    enum class Kind { Stdio, StreamableHttp, LegacySse };
-
     using QObject::QObject;
     ~Transport() override = default;
 
-    virtual Kind kind() const = 0;
     virtual void open() = 0;
     virtual void send(const JsonRpcMessage& message) = 0;
     /// Graceful shutdown; emits closed() when done.
