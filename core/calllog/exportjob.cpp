@@ -141,7 +141,7 @@ ExportJob::Outcome ExportJob::run(
         if (!request.storePath.isEmpty()) {
             LogStoreReader reader;
             QString error;
-            if (!reader.open(request.storePath, &error)) {
+            if ((request.beforeRead && !request.beforeRead(&error)) || !reader.open(request.storePath, &error)) {
                 file.cancelWriting();
                 outcome.message = tr("Cannot export to %1: %2").arg(path, error);
                 return outcome;

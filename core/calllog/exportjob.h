@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -29,6 +30,9 @@ struct ExportRequest
     /// JSONL, HAR: committed records of this log store database (read on the worker thread), or,
     /// when empty, the records below (an opened log file).
     QString storePath;
+    /// Runs on the worker before it reads storePath, e.g. to wait until the store has committed what was
+    /// appended; false, with *error, ends the export.
+    std::function<bool(QString* error)> beforeRead;
     QList<CallRecord> records;
     /// JSONL, HAR: only these calls (the visible rows or a selection); nullopt exports everything.
     std::optional<QSet<QString>> callIds;

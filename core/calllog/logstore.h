@@ -2,25 +2,28 @@
 
 #include "calllog/calllogfile.h"
 #include "calllog/callrecord.h"
+#include "calllog/logstoreencoder.h"
 #include "calllog/redactor.h"
+#include "config/serverconfig.h"
 #include "transport/transport.h"
 
 #include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QObject>
-#include <QPointer>
 #include <QThread>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <deque>
+#include <functional>
+#include <memory>
 #include <optional>
 
 namespace mcpscope {
 
-class Engine;
+class LogStoreReader;
 class LogStoreWorker;
-class ServerConnection;
 
 /// The columns of the calls table, without the payloads: what a calls model keeps in memory.
 struct CallSummary
@@ -37,23 +40,6 @@ struct CallSummary
 
     /// The row the calls table shows for this call.
     CallTableRow toTableRow() const;
-};
-
-/// Changes waiting for their group commit, as appended: the worker redacts, encodes and writes them.
-/// Internal to LogStore and its worker.
-struct LogBatch
-{
-    struct Wire
-    {
-        qint64 at = 0;
-        QString server;
-        WireDirection direction = WireDirection::Outgoing;
-        QByteArray payload;
-    };
-    QList<CallRecord> calls; ///< the newest version of each call changed since the last batch
-    QList<Wire> wire;
-    qint64 upToSequence = 0;
-    Redactor redactor; ///< the store's redactor when the batch was handed over
 };
 
 /// The workspace's persistent call log: every change to a call record and every wire message, in an
@@ -73,6 +59,11 @@ struct LogBatch
 /// - writeFailed(message) when a commit fails (disk full, file locked or made read-only); the message
 ///   names the file. The changes stay in memory and are retried every second; nothing is dropped;
 /// - pruned(calls, wireRows) after retention removed rows: the only way rows leave the store.
+///
+/// The store knows no engine: its owner feeds it (WorkspaceSession connects Engine::callUpdated to
+/// append() and Engine::traffic to appendWire(), and adds each server's secrets with addServer()).
+/// open() and close() block while the worker opens or closes the database (bounded by SQLite's busy
+/// timeout, and only when a workspace opens or closes); reads are asynchronous jobs.
 class LogStore : public QObject
 {
     Q_OBJECT
@@ -97,20 +88,20 @@ public:
     void setRedactor(const Redactor& redactor) { m_redactor = redactor; }
     const Redactor& redactor() const { return m_redactor; }
 
-    /// Follows callUpdated and traffic of every connection of engine, present and future, and
-    /// redacts the secrets of each server's configuration. nullptr detaches.
-    void setEngine(Engine* engine);
+    /// Adds the secrets of a server's configuration to the redactor (what the store's owner does for each
+    /// server added or changed).
+    void addServer(const ServerConfig& config) { m_redactor.addServer(config); }
 
     /// Returns the change's sequence number, for committed(). 0 when the store is not open.
     qint64 append(const CallRecord& record);
     qint64 appendWire(const QString& server, WireDirection direction, const QByteArray& bytes, qint64 at);
     /// Hands the pending batch to the worker now instead of at the next timer tick.
     void flush();
-    /// Flushes and blocks until everything appended so far is committed, so another connection (an
-    /// export's LogStoreReader) reads it. Tries a failing write once more rather than waiting for its
-    /// retry. Returns false, with *error naming the file when the write failed, after timeoutMs or on a
-    /// failed write; the changes then stay queued as always. committed() still arrives queued, later.
-    bool flushAndWait(int timeoutMs, QString* error = nullptr);
+    /// Flushes, then writes everything appended so far (trying a failing write once more rather than
+    /// waiting for its retry), so another connection (an export's LogStoreReader) reads it. done(ok,
+    /// error) follows on the GUI thread, unless context is gone by then; error names the file when the
+    /// write failed (the changes then stay queued as always). committed() also arrives, queued.
+    void flushThen(QObject* context, std::function<void(bool ok, const QString& error)> done);
     /// The highest sequence known committed.
     qint64 committedSequence() const { return m_committed; }
     /// The sequence of the newest change appended (0 before the first): committed() covers every change
@@ -131,15 +122,19 @@ public:
     qint64 prunedCalls() const { return m_prunedCalls; }
     qint64 prunedWireRows() const { return m_prunedWire; }
 
+    // Reads never run SQL on the calling thread: each is a job on the store's reader thread (one
+    // read-only LogStoreReader connection), and done gets the result on the GUI thread, unless context
+    // was destroyed first. A store that is not open answers with an empty result, also queued.
+
     /// The newest version of the call, from memory if not yet committed, else from the database.
-    std::optional<CallRecord> record(const QString& callId) const;
+    void readRecord(const QString& callId, QObject* context, std::function<void(std::optional<CallRecord>)> done) const;
     /// Newest first, by start time; committed calls only.
-    QList<CallSummary> recentCalls(int limit) const;
+    void readRecentCalls(int limit, QObject* context, std::function<void(QList<CallSummary>)> done) const;
     /// Calls in the store, counting those not committed yet.
-    qint64 callCount() const;
-    qint64 wireCount() const;
+    void readCallCount(QObject* context, std::function<void(qint64)> done) const;
+    void readWireCount(QObject* context, std::function<void(qint64)> done) const;
     /// The wire payload bytes of row id (1-based, in append order), decompressed.
-    std::optional<QByteArray> wirePayload(qint64 id) const;
+    void readWirePayload(qint64 id, QObject* context, std::function<void(std::optional<QByteArray>)> done) const;
 
 Q_SIGNALS:
     void committed(qint64 upToSequence);
@@ -150,17 +145,21 @@ private:
     void scheduleFlush();
     void onCommitted(qint64 upToSequence);
     void onPruned(int calls, int wireRows);
-    void attachConnection(ServerConnection* connection);
+    /// Runs read(reader) on the reader thread, with the reader open on this store's file, and delivers.
+    template <typename Result, typename Read>
+    void startRead(QObject* context, Read read, std::function<void(Result)> done) const;
 
     QString m_path;
-    QString m_readConnection;
     QThread m_thread;
     LogStoreWorker* m_worker = nullptr;
     QThread m_encodeThread;
     QObject* m_encoder = nullptr; ///< lives on m_encodeThread; turns batches into rows for the worker
     QTimer m_flushTimer;
     Redactor m_redactor;
-    QPointer<Engine> m_engine;
+    /// One thread that never expires, so the reader's connection stays on the thread that opened it.
+    mutable QThreadPool m_readPool;
+    /// Used only by jobs on m_readPool.
+    std::shared_ptr<LogStoreReader> m_reader;
 
     /// Changes not known committed, by batch: the one being filled, then those handed to the worker
     /// (oldest first). Each knows its calls' indices, so record() finds the newest version without one big

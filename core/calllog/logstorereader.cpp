@@ -1,6 +1,8 @@
 #include "logstorereader.h"
 
 #include "logstore.h"
+#include "logstoreencoder.h"
+#include "logstoreerror.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -11,10 +13,6 @@
 #include <QVariant>
 
 namespace mcpscope {
-
-namespace detail {
-QString describeLogStoreError(const QString& path, const QSqlError& error); // logstore.cpp
-}
 
 namespace {
 QString readerText(const char* text)
@@ -53,11 +51,11 @@ bool LogStoreReader::open(const QString& path, QString* error)
         db.setDatabaseName(path);
         db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"));
         if (!db.open()) {
-            message = detail::describeLogStoreError(path, db.lastError());
+            message = describeLogStoreError(path, db.lastError());
         } else {
             QSqlQuery query(db);
             if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next()) {
-                message = detail::describeLogStoreError(path, query.lastError());
+                message = describeLogStoreError(path, query.lastError());
             } else if (const int version = query.value(0).toInt(); version > LogStore::SchemaVersion) {
                 message = readerText("%1 was written by a newer McpScope (call log schema %2; this version reads up "
                                      "to %3)")
@@ -66,7 +64,7 @@ bool LogStoreReader::open(const QString& path, QString* error)
                               .arg(LogStore::SchemaVersion);
             } else if (!query.exec(QStringLiteral("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
                                                   "'calls'"))) {
-                message = detail::describeLogStoreError(path, query.lastError());
+                message = describeLogStoreError(path, query.lastError());
             } else if (!query.next()) {
                 message = readerText("%1 is not a call log: it has no calls table").arg(path);
             }
@@ -109,7 +107,7 @@ bool LogStoreReader::forEachRecordJson(
     // The started_at index yields (started_at, rowid) order; the writer's upsert keeps a call's rowid
     // from its first write, so ties come out in insertion order.
     if (!query.exec(QStringLiteral("SELECT call_id, compressed, record FROM calls ORDER BY started_at, rowid")))
-        return setError(error, detail::describeLogStoreError(m_path, query.lastError()));
+        return setError(error, describeLogStoreError(m_path, query.lastError()));
     while (query.next()) {
         const bool compressed = query.value(1).toBool();
         QByteArray json = query.value(2).toByteArray();
@@ -124,7 +122,7 @@ bool LogStoreReader::forEachRecordJson(
             return true;
     }
     if (query.lastError().isValid())
-        return setError(error, detail::describeLogStoreError(m_path, query.lastError()));
+        return setError(error, describeLogStoreError(m_path, query.lastError()));
     return true;
 }
 
@@ -136,10 +134,76 @@ qint64 LogStoreReader::count(QString* error)
     }
     QSqlQuery query(QSqlDatabase::database(m_connection, false));
     if (!query.exec(QStringLiteral("SELECT COUNT(*) FROM calls")) || !query.next()) {
-        setError(error, detail::describeLogStoreError(m_path, query.lastError()));
+        setError(error, describeLogStoreError(m_path, query.lastError()));
         return -1;
     }
     return query.value(0).toLongLong();
+}
+
+bool LogStoreReader::contains(const QString& callId)
+{
+    if (m_connection.isEmpty())
+        return false;
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(QStringLiteral("SELECT 1 FROM calls WHERE call_id = ?"));
+    query.addBindValue(callId);
+    return query.exec() && query.next();
+}
+
+std::optional<CallRecord> LogStoreReader::record(const QString& callId)
+{
+    if (m_connection.isEmpty())
+        return std::nullopt;
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(QStringLiteral("SELECT compressed, record FROM calls WHERE call_id = ?"));
+    query.addBindValue(callId);
+    if (!query.exec() || !query.next())
+        return std::nullopt;
+    return decodeRecord(query.value(1).toByteArray(), query.value(0).toBool());
+}
+
+QList<CallSummary> LogStoreReader::recentCalls(int limit)
+{
+    QList<CallSummary> calls;
+    if (m_connection.isEmpty())
+        return calls;
+    calls.reserve(limit);
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.setForwardOnly(true); // no row cache: one pass over up to `limit` rows
+    query.prepare(QStringLiteral("SELECT call_id, server, tool, method, started_at, ended_at, outcome, rule, attempts "
+                                 "FROM calls ORDER BY started_at DESC LIMIT ?"));
+    query.addBindValue(limit);
+    if (!query.exec())
+        return calls;
+    while (query.next()) {
+        calls.append({ query.value(0).toString(), query.value(1).toString(), query.value(2).toString(),
+            query.value(3).toString(), query.value(4).toLongLong(), query.value(5).toLongLong(),
+            outcomeFromName(query.value(6).toString()).value_or(CallOutcome::Pending), query.value(7).toString(),
+            query.value(8).toInt() });
+    }
+    return calls;
+}
+
+qint64 LogStoreReader::wireCount()
+{
+    if (m_connection.isEmpty())
+        return -1;
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    if (!query.exec(QStringLiteral("SELECT COUNT(*) FROM wire")) || !query.next())
+        return -1;
+    return query.value(0).toLongLong();
+}
+
+std::optional<QByteArray> LogStoreReader::wirePayload(qint64 id)
+{
+    if (m_connection.isEmpty())
+        return std::nullopt;
+    QSqlQuery query(QSqlDatabase::database(m_connection, false));
+    query.prepare(QStringLiteral("SELECT compressed, payload FROM wire WHERE id = ?"));
+    query.addBindValue(id);
+    if (!query.exec() || !query.next())
+        return std::nullopt;
+    return decode(query.value(1).toByteArray(), query.value(0).toBool());
 }
 
 } // namespace mcpscope

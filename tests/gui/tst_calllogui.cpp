@@ -14,6 +14,7 @@
 #include "calls/timelineview.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "logstorereads.h"
 #include "mainwindow/mainwindow.h"
 #include "models/callsmodel.h"
 #include "models/callsmodeldefs.h"
@@ -102,6 +103,8 @@ QByteArray jsonLine(const CallRecord& record)
     qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
     return true;
 }();
+
+using namespace mcpscope::testing;
 
 class TestCallLogUi : public QObject
 {
@@ -239,7 +242,7 @@ void TestCallLogUi::callsSurviveARestartWithTheirDetails()
     const CallRecord failed = call(name, QStringLiteral("echo"), {});
     QCOMPARE(failed.outcome, CallOutcome::ToolError);
     ids.append(failed.callId);
-    QVERIFY(m_window->logStore()->flushAndWait(10000));
+    QVERIFY(flushAndWait(*m_window->logStore()));
     QTRY_VERIFY(m_window->logStatusText().contains(QStringLiteral("4 call")));
     const QString storePath = m_window->logStore()->path();
     QVERIFY2(storePath.startsWith(m_scratch->filePath(QStringLiteral("logs"))), qPrintable(storePath));
@@ -251,7 +254,8 @@ void TestCallLogUi::callsSurviveARestartWithTheirDetails()
         m_window->callsView()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY(m_window->openWorkspace(workspacePath()));
     QAbstractItemModel* calls = m_window->callsView()->model();
-    QCOMPARE(calls->rowCount(), 4);
+    // The history is read on the log store's reader thread.
+    QTRY_COMPARE(calls->rowCount(), 4);
     for (int row = 0; row < 4; ++row)
         QCOMPARE(calls->index(row, 0).data(CallsModelRole::CallIdRole).toString(), ids.at(row));
     QCOMPARE(calls->index(3, 0).data(CallsModelRole::OutcomeRole).toInt(), int(CallOutcome::ToolError));
@@ -259,10 +263,10 @@ void TestCallLogUi::callsSurviveARestartWithTheirDetails()
 
     // Details load from the database when a row becomes current: the timeline and the stdio lines.
     m_window->selectCall(ids.at(1));
+    QTRY_VERIFY(m_window->timeline()->plainTimeline().contains(QStringLiteral("persist-2")));
     const QString timeline = m_window->timeline()->plainTimeline();
-    QVERIFY2(timeline.contains(QStringLiteral("persist-2")), qPrintable(timeline));
     QVERIFY2(timeline.contains(QStringLiteral("Echo: persist-2")), qPrintable(timeline));
-    QVERIFY(m_window->logStatusText().contains(QStringLiteral("4 call")));
+    QTRY_VERIFY(m_window->logStatusText().contains(QStringLiteral("4 call")));
 }
 
 void TestCallLogUi::csvMatchesTheVisibleFilter()
@@ -347,7 +351,7 @@ void TestCallLogUi::selectionExportsAsJsonlAndReopensReadOnly()
     QCOMPARE(read.records.at(0).callId, made.at(1).callId);
     QCOMPARE(read.records.at(1).callId, made.at(3).callId);
     // The exported record is the stored one, byte for byte as JSON, wire exchange included.
-    const auto stored = m_window->logStore()->record(made.at(3).callId);
+    const auto stored = readRecord(*m_window->logStore(), made.at(3).callId);
     QVERIFY(stored);
     QCOMPARE(read.records.at(1).toJson(), stored->toJson());
     QVERIFY(!read.records.at(1).attempts.isEmpty());
@@ -432,7 +436,7 @@ void TestCallLogUi::harOfAnHttpServerIsValidAndRedacted()
     }
     const QString csv = m_scratch->filePath(QStringLiteral("calls.csv"));
     QVERIFY(runExport(m_window->exporter(), ExportRequest::Format::Csv, CallsPanel::Scope::Visible, csv));
-    QVERIFY(m_window->logStore()->flushAndWait(10000));
+    QVERIFY(flushAndWait(*m_window->logStore()));
     QStringList files { har, jsonl, csv };
     const QDir logs(m_scratch->filePath(QStringLiteral("logs")));
     for (const QString& file : logs.entryList(QDir::Files))

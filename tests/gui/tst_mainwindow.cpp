@@ -391,8 +391,9 @@ void TestMainWindow::expireAfterOnWriteToolIsUncertainWithR5()
     QVERIFY(newSession != oldSession);
     clickRow(m_window->callsView(), call);
     QCOMPARE(m_window->callsView()->currentIndex().row(), 0);
+    // The details are read from the log store asynchronously.
+    QTRY_VERIFY(m_window->timeline()->plainTimeline().contains(newSession));
     const QString timeline = m_window->timeline()->plainTimeline();
-    QVERIFY2(timeline.contains(newSession), qPrintable(timeline));
     QVERIFY2(timeline.contains(QStringLiteral("R5")), qPrintable(timeline));
 }
 

@@ -1,4 +1,5 @@
 #include "calllog/logstore.h"
+#include "logstorereads.h"
 #include "peerprocess.h"
 
 #include <QFile>
@@ -12,6 +13,7 @@
 #include <QTimer>
 
 using namespace mcpscope;
+using namespace mcpscope::testing;
 
 namespace {
 /// Lines a child prints on stdout, collected as they arrive.
@@ -86,10 +88,10 @@ private Q_SLOTS:
         LogStore store;
         QString error;
         QVERIFY2(store.open(path, &error), qPrintable(error));
-        QVERIFY(store.callCount() >= reported);
+        QVERIFY(readCallCount(store) >= reported);
         qint64 missing = 0;
         for (qint64 n = 1; n <= reported; ++n) {
-            const std::optional<CallRecord> record = store.record(QStringLiteral("call-%1").arg(n));
+            const std::optional<CallRecord> record = readRecord(store, QStringLiteral("call-%1").arg(n));
             const bool complete = record && record->outcome == CallOutcome::Success && record->attempts.size() == 2
                 && record->decisions.size() == 1 && record->arguments.value(QStringLiteral("sequence")).toInteger() == n
                 && record->result.toObject().value(QStringLiteral("echo")).toInteger() == n;
@@ -103,13 +105,13 @@ private Q_SLOTS:
 
         // Calls in flight at the kill are there with what was known, now marked interrupted.
         qint64 interrupted = 0;
-        for (const CallSummary& summary : store.recentCalls(1000000)) {
+        for (const CallSummary& summary : readRecentCalls(store, 1000000)) {
             QVERIFY2(summary.outcome == CallOutcome::Success || summary.outcome == CallOutcome::Interrupted,
                 qPrintable(summary.callId));
             if (summary.outcome != CallOutcome::Interrupted)
                 continue;
             ++interrupted;
-            const std::optional<CallRecord> record = store.record(summary.callId);
+            const std::optional<CallRecord> record = readRecord(store, summary.callId);
             QVERIFY(record);
             QCOMPARE(record->attempts.size(), 1);
             QVERIFY(record->attempts.at(0).written);
@@ -200,12 +202,12 @@ private Q_SLOTS:
         LogStore store;
         QString error;
         QVERIFY2(store.open(path, &error), qPrintable(error));
-        const QList<CallSummary> calls = store.recentCalls(1000000);
-        QCOMPARE(store.callCount(), qint64(calls.size()));
+        const QList<CallSummary> calls = readRecentCalls(store, 1000000);
+        QCOMPARE(readCallCount(store), qint64(calls.size()));
         QSet<QString> finishedInStore;
         qint64 interrupted = 0;
         for (const CallSummary& summary : calls) {
-            const std::optional<CallRecord> record = store.record(summary.callId);
+            const std::optional<CallRecord> record = readRecord(store, summary.callId);
             QVERIFY(record);
             QCOMPARE(record->tool, QStringLiteral("write"));
             const QList<int> ran = runs.value(summary.callId);
@@ -299,9 +301,9 @@ private Q_SLOTS:
         LogStore store;
         QString error;
         QVERIFY2(store.open(path, &error), qPrintable(error));
-        QCOMPARE(store.callCount(), qint64(Count));
+        QCOMPARE(readCallCount(store), qint64(Count));
         for (int n = 1; n <= Count; ++n) {
-            const std::optional<CallRecord> record = store.record(QStringLiteral("full-%1").arg(n));
+            const std::optional<CallRecord> record = readRecord(store, QStringLiteral("full-%1").arg(n));
             QVERIFY2(record, qPrintable(QStringLiteral("full-%1").arg(n)));
             QCOMPARE(record->outcome, CallOutcome::Success);
             QCOMPARE(record->arguments.value(QLatin1String("sequence")).toInt(), n);

@@ -5,7 +5,7 @@
 //       Appends synthetic finished call records. Prints "finished N" once record N is committed.
 //   logstore_writer --ledger DB NODE LEDGER_PEER_SCRIPT LEDGER_FILE
 //       A real Engine with one stdio ServerConnection to the ledger peer, and a LogStore following the
-//       engine (LogStore::setEngine), makes tools/call "write" requests, four at a time, forever. Once
+//       engine (Engine::callUpdated and traffic), makes tools/call "write" requests, four at a time, forever. Once
 //       a call has finished (its final CallRecord reached the store) AND the store has committed that
 //       final version, prints "done CALL_ID".
 //   logstore_writer --fsize-limit BYTES DB COUNT
@@ -18,6 +18,7 @@
 #include "engine/engine.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QRandomGenerator>
 #include <QSocketNotifier>
 #include <QTimer>
@@ -98,7 +99,13 @@ int runLedger(QCoreApplication& app, LogStore& store, const QStringList& args)
 {
     constexpr int Concurrent = 4;
     Engine engine;
-    store.setEngine(&engine);
+    QObject::connect(&engine, &Engine::callUpdated, &store, &LogStore::append);
+    QObject::connect(&engine, &Engine::traffic, &store,
+        [&store](const QString& server, WireDirection direction, const QByteArray& bytes) {
+            store.appendWire(server, direction, bytes, QDateTime::currentMSecsSinceEpoch());
+        });
+    QObject::connect(&engine, &Engine::serverAdded, &store,
+        [&store](ServerConnection* connection) { store.addServer(connection->config()); });
     ServerConfig config;
     config.name = QStringLiteral("ledger");
     config.transport = TransportKind::Stdio;

@@ -2,6 +2,7 @@
 #include "calllog/logstorereader.h"
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
+#include "logstorereads.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -14,6 +15,7 @@
 #include <QTest>
 
 using namespace mcpscope;
+using namespace mcpscope::testing;
 
 namespace {
 CallRecord makeRecord(int n, qint64 startedAt)
@@ -89,7 +91,7 @@ private Q_SLOTS:
                 store.append(expected.last());
             }
             // Not committed yet or not: the lookup sees the newest version either way.
-            QCOMPARE(store.record(QStringLiteral("call-7"))->toJson(), expected.at(7).toJson());
+            QCOMPARE(readRecord(store, QStringLiteral("call-7"))->toJson(), expected.at(7).toJson());
             qint64 last = 0;
             for (int n = 0; n < Count; ++n) {
                 finish(expected[n], n);
@@ -97,18 +99,18 @@ private Q_SLOTS:
             }
             store.flush();
             QTRY_COMPARE_WITH_TIMEOUT(store.committedSequence(), last, 30000);
-            QCOMPARE(store.callCount(), qint64(Count));
+            QCOMPARE(readCallCount(store), qint64(Count));
         }
         LogStore store;
         QString error;
         QVERIFY2(store.open(path, &error), qPrintable(error));
-        QCOMPARE(store.callCount(), qint64(Count));
+        QCOMPARE(readCallCount(store), qint64(Count));
         for (const CallRecord& record : std::as_const(expected)) {
-            const std::optional<CallRecord> stored = store.record(record.callId);
+            const std::optional<CallRecord> stored = readRecord(store, record.callId);
             QVERIFY2(stored, qPrintable(record.callId));
             QCOMPARE(stored->toJson(), record.toJson());
         }
-        const QList<CallSummary> recent = store.recentCalls(3);
+        const QList<CallSummary> recent = readRecentCalls(store, 3);
         QCOMPARE(recent.size(), 3);
         QCOMPARE(recent.first().callId, QStringLiteral("call-4999"));
         QCOMPARE(recent.first().attempts, 2);
@@ -130,14 +132,14 @@ private Q_SLOTS:
         }
         LogStore store;
         QVERIFY(store.open(path));
-        const std::optional<CallRecord> interrupted = store.record(pending.callId);
+        const std::optional<CallRecord> interrupted = readRecord(store, pending.callId);
         QVERIFY(interrupted);
         QCOMPARE(interrupted->outcome, CallOutcome::Interrupted);
         CallRecord expected = pending;
         expected.outcome = CallOutcome::Interrupted;
         QCOMPARE(interrupted->toJson(), expected.toJson());
-        QCOMPARE(store.record(done.callId)->toJson(), done.toJson());
-        const QList<CallSummary> recent = store.recentCalls(10);
+        QCOMPARE(readRecord(store, done.callId)->toJson(), done.toJson());
+        const QList<CallSummary> recent = readRecentCalls(store, 10);
         QCOMPARE(recent.size(), 2);
         QCOMPARE(recent.last().outcome, CallOutcome::Interrupted);
     }
@@ -218,7 +220,7 @@ private Q_SLOTS:
             QVERIFY(failed.wait(10000));
             QVERIFY2(failed.first().first().toString().contains(path), qPrintable(failed.first().first().toString()));
             QVERIFY(store.committedSequence() < sequence);
-            QCOMPARE(store.record(record.callId)->toJson(), record.toJson());
+            QCOMPARE(readRecord(store, record.callId)->toJson(), record.toJson());
             QVERIFY(lock.exec(QStringLiteral("ROLLBACK")));
             QTRY_COMPARE_WITH_TIMEOUT(store.committedSequence(), sequence, 10000);
             db.close();
@@ -226,7 +228,7 @@ private Q_SLOTS:
         QSqlDatabase::removeDatabase(QStringLiteral("holder"));
         store.close();
         QVERIFY(store.open(path));
-        QCOMPARE(store.callCount(), qint64(1));
+        QCOMPARE(readCallCount(store), qint64(1));
     }
 
     void redactsSecretsBeforeTheyReachTheFile()
@@ -294,15 +296,15 @@ private Q_SLOTS:
         if (QTest::currentTestFailed())
             return;
 
-        const CallRecord stored = *store.record(record.callId);
+        const CallRecord stored = *readRecord(store, record.callId);
         QVERIFY(stored.attempts[0].error.contains(QStringLiteral("Authorization: [redacted]")));
         QVERIFY(stored.attempts[0].error.contains(control));
         QCOMPARE(stored.attempts[1].error, QStringLiteral("key [redacted] rejected"));
         QCOMPARE(stored.events[0].text, QStringLiteral("X-Api-Key: [redacted]"));
         QCOMPARE(stored.arguments.value(QStringLiteral("token")).toString(), QStringLiteral("[redacted]"));
-        QCOMPARE(store.wireCount(), qint64(2));
-        QVERIFY(store.wirePayload(1)->contains("Authorization: [redacted]\r\nCookie: [redacted]\r\n"));
-        QVERIFY(store.wirePayload(2)->contains("\"authorization\":\"[redacted]\""));
+        QCOMPARE(readWireCount(store), qint64(2));
+        QVERIFY(readWirePayload(store, 1)->contains("Authorization: [redacted]\r\nCookie: [redacted]\r\n"));
+        QVERIFY(readWirePayload(store, 2)->contains("\"authorization\":\"[redacted]\""));
 
         store.close();
         checkFiles();
@@ -338,25 +340,25 @@ private Q_SLOTS:
         store.pruneNow();
         QVERIFY(pruned.wait());
         QCOMPARE(pruned.takeFirst(), (QVariantList { 0, 0 }));
-        QCOMPARE(store.callCount(), qint64(25));
+        QCOMPARE(readCallCount(store), qint64(25));
 
         store.setRetention(7, 0);
         store.pruneNow();
         QVERIFY(pruned.wait());
         QCOMPARE(pruned.takeFirst(), (QVariantList { 10, 4 }));
-        QCOMPARE(store.callCount(), qint64(15));
-        QCOMPARE(store.wireCount(), qint64(3));
-        QVERIFY(!store.record(QStringLiteral("call-1")));
-        QCOMPARE(store.record(QStringLiteral("call-11"))->outcome, CallOutcome::Pending);
-        QVERIFY(store.record(QStringLiteral("call-25")));
+        QCOMPARE(readCallCount(store), qint64(15));
+        QCOMPARE(readWireCount(store), qint64(3));
+        QVERIFY(!readRecord(store, QStringLiteral("call-1")));
+        QCOMPARE(readRecord(store, QStringLiteral("call-11"))->outcome, CallOutcome::Pending);
+        QVERIFY(readRecord(store, QStringLiteral("call-25")));
 
         // A one-byte budget leaves only what may never be pruned: the pending calls.
         store.setRetention(0, 1);
         store.pruneNow();
         QVERIFY(pruned.wait());
         QCOMPARE(pruned.takeFirst(), (QVariantList { 10, 3 }));
-        QCOMPARE(store.callCount(), qint64(5));
-        QCOMPARE(store.wireCount(), qint64(0));
+        QCOMPARE(readCallCount(store), qint64(5));
+        QCOMPARE(readWireCount(store), qint64(0));
         QCOMPARE(store.prunedCalls(), qint64(20));
         QCOMPARE(store.prunedWireRows(), qint64(7));
     }
@@ -420,7 +422,7 @@ private Q_SLOTS:
             store.append(record);
             records.append(record);
         }
-        QVERIFY(store.flushAndWait(10000));
+        QVERIFY(flushAndWait(store));
         LogStoreReader reader;
         QString error;
         QVERIFY2(reader.open(path, &error), qPrintable(error));
@@ -466,9 +468,9 @@ private Q_SLOTS:
             }
             store.flush();
         }
-        QVERIFY(store.flushAndWait(10000));
+        QVERIFY(flushAndWait(store));
         for (const CallRecord& record : std::as_const(records)) {
-            const std::optional<CallRecord> stored = store.record(record.callId);
+            const std::optional<CallRecord> stored = readRecord(store, record.callId);
             QVERIFY(stored);
             QCOMPARE(stored->toJson(), record.toJson());
         }
@@ -550,7 +552,7 @@ private Q_SLOTS:
         for (int n = 0; n < 100; ++n)
             store.append(makeRecord(n, 1700000000000 + n));
         QString error;
-        QVERIFY2(store.flushAndWait(10000, &error), qPrintable(error));
+        QVERIFY2(flushAndWait(store, &error), qPrintable(error));
         LogStoreReader reader;
         QVERIFY2(reader.open(path, &error), qPrintable(error));
         QCOMPARE(reader.count(), qint64(100));
@@ -563,16 +565,16 @@ private Q_SLOTS:
             QSqlQuery lock(db);
             QVERIFY(lock.exec(QStringLiteral("BEGIN IMMEDIATE")));
             store.append(makeRecord(100, 1700000000100));
-            QVERIFY(!store.flushAndWait(10000, &error));
+            QVERIFY(!flushAndWait(store, &error));
             QVERIFY2(error.contains(path) && error.contains(QLatin1String("locked")), qPrintable(error));
             QVERIFY(lock.exec(QStringLiteral("ROLLBACK")));
         }
         db.close();
         db = QSqlDatabase();
         QSqlDatabase::removeDatabase(QStringLiteral("flushwait-holder"));
-        QVERIFY2(store.flushAndWait(10000, &error), qPrintable(error));
+        QVERIFY2(flushAndWait(store, &error), qPrintable(error));
         QCOMPARE(reader.count(), qint64(101));
-        QVERIFY(store.record(QStringLiteral("call-100")));
+        QVERIFY(readRecord(store, QStringLiteral("call-100")));
     }
 
     void readerRefusesFilesItCannotRead()

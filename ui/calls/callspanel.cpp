@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -87,8 +88,7 @@ CallsPanel::~CallsPanel() = default;
 
 void CallsPanel::setRecordLookup(RecordLookup lookup)
 {
-    m_lookup = lookup;
-    m_model->setRecordLookup(std::move(lookup));
+    m_lookup = std::move(lookup);
 }
 
 void CallsPanel::setServerNames(const QStringList& names)
@@ -190,11 +190,24 @@ void CallsPanel::updateRecord(const CallRecord& record)
 void CallsPanel::showCurrentDetails()
 {
     const QString callId = currentCallId();
+    const quint64 request = ++m_detailRequest;
     if (callId.isEmpty()) {
         m_timeline->clearRecord();
         return;
     }
-    const auto record = m_lookup ? m_lookup(callId) : std::nullopt;
+    if (!m_lookup) {
+        showDetails(callId, std::nullopt);
+        return;
+    }
+    QPointer<CallsPanel> self(this);
+    m_lookup(callId, [self, request, callId](std::optional<CallRecord> record) {
+        if (self && self->m_detailRequest == request)
+            self->showDetails(callId, record);
+    });
+}
+
+void CallsPanel::showDetails(const QString& callId, const std::optional<CallRecord>& record)
+{
     if (!record) {
         m_timeline->setHtml(tr("<p>The details of call <code>%1</code> are not available: it is not in the call "
                                "log (it may have been pruned by the retention setting).</p>")

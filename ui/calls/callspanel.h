@@ -31,7 +31,10 @@ class CallsPanel : public QWidget
     Q_OBJECT
 public:
     enum class Scope { Visible, Selection };
-    using RecordLookup = std::function<std::optional<CallRecord>(const QString& callId)>;
+    /// Finds a call's full record and hands it to deliver, at once or later (a log store read); a
+    /// record that arrives after another row became current is dropped.
+    using RecordLookup
+        = std::function<void(const QString& callId, std::function<void(std::optional<CallRecord>)> deliver)>;
     using RawMessages = std::function<QList<QByteArray>(const CallRecord& record)>;
 
     explicit CallsPanel(QWidget* parent = nullptr);
@@ -87,7 +90,10 @@ private:
     QLineEdit* m_tool = nullptr;
     QComboBox* m_server = nullptr;
     QComboBox* m_outcome = nullptr;
+    void showDetails(const QString& callId, const std::optional<CallRecord>& record);
+
     RecordLookup m_lookup;
+    quint64 m_detailRequest = 0;
     RawMessages m_raw;
 };
 

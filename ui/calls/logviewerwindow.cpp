@@ -63,12 +63,11 @@ LogViewerWindow::LogViewerWindow(const QString& path, const CallLogReadResult& l
     }
     m_panel->model()->flush();
     m_panel->setServerNames(servers);
-    m_panel->setRecordLookup([this](const QString& callId) -> std::optional<CallRecord> {
-        const auto it = m_index.constFind(callId);
-        if (it == m_index.cend())
-            return std::nullopt;
-        return m_records.at(*it);
-    });
+    m_panel->setRecordLookup(
+        [this](const QString& callId, const std::function<void(std::optional<CallRecord>)>& deliver) {
+            const auto it = m_index.constFind(callId);
+            deliver(it == m_index.cend() ? std::nullopt : std::optional<CallRecord>(m_records.at(*it)));
+        });
 
     m_exporter = new CallsExporter(m_panel, this, [this](ExportRequest& request, QString*) {
         // The file's records were redacted when they were written; the default header rules apply again.

@@ -33,6 +33,7 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -68,6 +69,9 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <chrono>
+#include <future>
 
 namespace mcpscope {
 
@@ -168,9 +172,16 @@ MainWindow::MainWindow(QWidget* parent)
                 + tr(" and %n wire message(s).", nullptr, wireRows));
         refreshLogStatus();
     });
-    m_engine->follow(this, [this](ServerConnection* connection) {
-        connect(connection, &ServerConnection::callUpdated, this, &MainWindow::onCallUpdated);
-    });
+    connect(m_engine, &Engine::callUpdated, this, &MainWindow::onCallUpdated);
+    // The log store knows no engine: it takes every call change and wire message from here, and each
+    // server's secrets for its redactor. A closed store drops what it is given.
+    connect(m_engine, &Engine::callUpdated, m_logStore, &LogStore::append);
+    connect(m_engine, &Engine::traffic, m_logStore,
+        [this](const QString& server, WireDirection direction, const QByteArray& bytes) {
+            m_logStore->appendWire(server, direction, bytes, QDateTime::currentMSecsSinceEpoch());
+        });
+    connect(m_engine, &Engine::serverAdded, m_logStore,
+        [this](ServerConnection* connection) { m_logStore->addServer(connection->config()); });
     QSettings settings;
     setTheme(Theme(settings.value(QStringLiteral("ui/theme"), int(Theme::System)).toInt()));
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
@@ -268,7 +279,9 @@ void MainWindow::createDocks()
     callsDock->setObjectName(QStringLiteral("callsDock"));
     m_calls = new CallsPanel(callsDock);
     m_calls->model()->setEngine(m_engine);
-    m_calls->setRecordLookup([this](const QString& callId) { return lookupRecord(callId); });
+    m_calls->setRecordLookup([this](const QString& callId, std::function<void(std::optional<CallRecord>)> deliver) {
+        lookupRecord(callId, std::move(deliver));
+    });
     m_calls->setRawMessages([this](const CallRecord& record) {
         // Recorded exchanges first (they survive restarts); the live traffic view for older records.
         QList<QByteArray> raw = CallsPanel::recordedMessages(record);
@@ -303,12 +316,23 @@ void MainWindow::createDocks()
             *error = tr("no call log is open");
             return false;
         }
-        // Everything appended so far must be in the database the worker thread reads.
-        if (!m_logStore->flushAndWait(10000)) {
-            *error = tr("the call log %1 could not save the newest calls (%2)")
-                         .arg(m_logStore->path(), m_logError.isEmpty() ? tr("timed out") : m_logError);
-            return false;
-        }
+        // Everything appended so far must be in the database the export reads: the export's worker waits
+        // for the store's commit, the GUI thread does not.
+        auto committed = std::make_shared<std::promise<QString>>();
+        std::shared_future<QString> written = committed->get_future().share();
+        m_logStore->flushThen(this, [this, committed](bool ok, const QString& message) {
+            committed->set_value(ok ? QString()
+                                    : tr("the call log %1 could not save the newest calls (%2)")
+                                          .arg(m_logStore->path(), message.isEmpty() ? m_logError : message));
+        });
+        request.beforeRead = [written](QString* error) {
+            if (written.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+                *error = tr("the call log could not save the newest calls (timed out)");
+                return false;
+            }
+            *error = written.get();
+            return error->isEmpty();
+        };
         request.storePath = m_logStore->path();
         return true;
     });
@@ -780,9 +804,13 @@ void MainWindow::callSelectedTool()
     m_result->showMessage(tr("Calling %1 on %2…").arg(name, c->name()));
     m_composer->setRunning(true);
     m_runningOn = c;
-    m_runningCall = c->callTool(name, *arguments, options, {});
-    // A call refused at once (breaker open) finished before the id came back.
-    if (const auto record = lookupRecord(m_runningCall); record && record->isFinished()) {
+    m_runningCall.clear();
+    // A call refused at once (breaker open) finishes before the id comes back.
+    auto atOnce = std::make_shared<std::optional<CallRecord>>();
+    m_runningCall = m_engine->call(c->name(), QStringLiteral("tools/call"),
+        { { QStringLiteral("name"), name }, { QStringLiteral("arguments"), *arguments } }, options,
+        [atOnce](const CallRecord& record) { *atOnce = record; });
+    if (const auto& record = *atOnce; record && record->callId == m_runningCall && record->isFinished()) {
         m_composer->setRunning(false);
         m_result->showRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
         m_runningCall.clear();
@@ -801,11 +829,12 @@ void MainWindow::onCallUpdated(const CallRecord& record)
     refreshFaultBar();
 }
 
-std::optional<CallRecord> MainWindow::lookupRecord(const QString& callId) const
+void MainWindow::lookupRecord(const QString& callId, std::function<void(std::optional<CallRecord>)> deliver)
 {
     if (m_fallbackStore)
-        return m_fallbackStore->record(callId);
-    return m_logStore->record(callId);
+        deliver(m_fallbackStore->record(callId));
+    else
+        m_logStore->readRecord(callId, this, std::move(deliver));
 }
 
 void MainWindow::addServer()
@@ -837,6 +866,7 @@ void MainWindow::editServer()
     for (ServerConfig& s : m_workspace.servers)
         if (s.name == c->name())
             s = config;
+    m_logStore->addServer(config);
     if (config.name != c->name()) {
         m_engine->removeServer(c->name());
         m_engine->addServer(config);
@@ -931,7 +961,6 @@ void MainWindow::openLogStore(const QString& workspacePath)
     if (!m_logStore->open(path, &error)) {
         // The app keeps working: calls stay in memory (and can still be exported) for this session.
         m_logError = error;
-        m_logStore->setEngine(nullptr);
         if (!m_fallbackStore) {
             m_fallbackStore = new CallRecordStore(this);
             m_fallbackStore->setEngine(m_engine);
@@ -945,17 +974,32 @@ void MainWindow::openLogStore(const QString& workspacePath)
     QSettings settings;
     m_logStore->setRetention(settings.value(QStringLiteral("log/retentionDays"), 0).toInt(),
         settings.value(QStringLiteral("log/retentionMegabytes"), 0).toLongLong() * 1024 * 1024);
-    m_logStore->setEngine(m_engine);
 
-    // Earlier sessions' calls, newest HistoryLimit of them; details load from the database on demand.
+    // Earlier sessions' calls, newest HistoryLimit of them; details load from the database on demand. Both
+    // reads run on the store's reader thread; a later open's answers replace these.
     m_calls->model()->clear();
-    QList<CallSummary> history = m_logStore->recentCalls(HistoryLimit);
-    std::reverse(history.begin(), history.end());
-    for (const CallSummary& summary : std::as_const(history))
-        m_calls->model()->ingestColumns(summary.toTableRow());
-    m_calls->model()->flush();
-    m_historyShown = m_calls->model()->rowCount();
-    m_storedAtOpen = m_logStore->callCount();
+    m_historyShown = 0;
+    m_storedAtOpen = 0;
+    const quint64 generation = ++m_logGeneration;
+    m_logStore->readRecentCalls(HistoryLimit, this, [this, generation](QList<CallSummary> history) {
+        if (generation != m_logGeneration)
+            return;
+        std::reverse(history.begin(), history.end());
+        // Calls of this session that arrived meanwhile are not history.
+        const int live = m_calls->model()->rowCount();
+        for (const CallSummary& summary : std::as_const(history))
+            m_calls->model()->ingestColumns(summary.toTableRow());
+        m_calls->model()->flush();
+        m_historyShown = m_calls->model()->rowCount() - live;
+        refreshLogStatus();
+    });
+    m_logStore->readCallCount(this, [this, generation](qint64 count) {
+        if (generation != m_logGeneration)
+            return;
+        // The count includes the live calls not committed yet, which the table counts already.
+        m_storedAtOpen = count - (m_calls->model()->rowCount() - m_historyShown);
+        refreshLogStatus();
+    });
     refreshLogStatus();
 }
 

@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <functional>
 #include <optional>
 
 class QAction;
@@ -109,7 +110,7 @@ private:
     void openLogStore(const QString& workspacePath);
     void refreshLogStatus();
     void editRetention();
-    std::optional<CallRecord> lookupRecord(const QString& callId) const;
+    void lookupRecord(const QString& callId, std::function<void(std::optional<CallRecord>)> deliver);
     void addServer();
     void editServer();
     void duplicateServer();
@@ -129,6 +130,7 @@ private:
     static constexpr qsizetype HistoryLimit = 100000;
     qsizetype m_historyShown = 0;
     qint64 m_storedAtOpen = 0;
+    quint64 m_logGeneration = 0;
     QTimer m_logStatusTimer;
     ServerListModel* m_serverModel = nullptr;
     ServerListPresentation* m_serverPresentation = nullptr;

@@ -1,0 +1,393 @@
+#include "logstoreworker.h"
+
+#include "calllog/logstore.h"
+#include "calllog/logstoreerror.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTimer>
+#include <QVariant>
+
+#include <algorithm>
+
+namespace mcpscope {
+
+namespace {
+constexpr int RetryIntervalMs = 1000;
+constexpr qint64 AutoPruneIntervalMs = 60 * 1000;
+constexpr qint64 DayMs = 24LL * 60 * 60 * 1000;
+constexpr int PruneChunk = 500;
+/// Rows the worker gathers into one transaction at most; more wait for the next one.
+constexpr qsizetype MaxTransactionRows = 10000;
+/// The writing connection's page cache.
+constexpr int WriteCacheKiB = 32 * 1024;
+/// WAL pages (4 KB each by default) after which a commit folds the WAL back into the database.
+constexpr int CheckpointPages = 10000;
+/// Calls per multi-row upsert: one statement, and one trip through Qt Sql and SQLite's VM set-up, for
+/// many rows. Their 11 parameters each stay under 999, the smallest per-statement limit SQLite builds have.
+constexpr qsizetype CallsPerStatement = 64;
+constexpr int CallColumns = 11;
+} // namespace
+
+bool LogStoreWorker::fail(const QSqlError& error, QString* message)
+{
+    if (message)
+        *message = describeLogStoreError(m_path, error);
+    return false;
+}
+
+bool LogStoreWorker::exec(QSqlQuery& query, const QString& sql, QString* message)
+{
+    if (query.exec(sql))
+        return true;
+    return fail(query.lastError(), message);
+}
+
+bool LogStoreWorker::openDatabase(QString* error)
+{
+    const QFileInfo info(m_path);
+    // Root ignores permission bits, so the user's "read-only" is checked by hand.
+    constexpr auto AnyWrite = QFile::WriteOwner | QFile::WriteGroup | QFile::WriteOther;
+    if (info.exists() && !(info.permissions() & AnyWrite)) {
+        *error = logText("%1 is read-only; McpScope cannot write its call log there").arg(m_path);
+        return false;
+    }
+    m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    m_db.setDatabaseName(m_path);
+    m_db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=2000"));
+    bool ok = m_db.open() || fail(m_db.lastError(), error);
+    if (ok) {
+        QSqlQuery query(m_db);
+        ok = exec(query, QStringLiteral("PRAGMA user_version"), error) && query.next();
+        const int version = ok ? query.value(0).toInt() : 0;
+        if (ok && version > LogStore::SchemaVersion) {
+            *error = logText("%1 was written by a newer McpScope (call log schema %2; this version reads up to %3)")
+                         .arg(m_path)
+                         .arg(version)
+                         .arg(LogStore::SchemaVersion);
+            ok = false;
+        }
+        ok = ok && exec(query, QStringLiteral("PRAGMA journal_mode=WAL"), error) && query.next();
+        if (ok && query.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
+            *error = logText("%1 cannot be opened for writing (journal mode stays %2)")
+                         .arg(m_path, query.value(0).toString());
+            ok = false;
+        }
+        ok = ok && exec(query, QStringLiteral("PRAGMA synchronous=NORMAL"), error);
+        // The default cache (2 MB) holds too little of the call-id index: under a flood each upsert
+        // would read its index pages back from the OS. A bound, not an allocation: pages come as used.
+        ok = ok && exec(query, QStringLiteral("PRAGMA cache_size=-%1").arg(WriteCacheKiB), error);
+        // Checkpoints every ~40 MB of WAL rather than every 4 MB: a page that several transactions changed
+        // (an index page, the table's last page) is copied into the database once instead of each time.
+        // Only when the WAL is folded back changes; every commit is as durable as before.
+        ok = ok && exec(query, QStringLiteral("PRAGMA wal_autocheckpoint=%1").arg(CheckpointPages), error);
+        // IMMEDIATE takes the write lock now, so a locked or read-only file fails here, not later.
+        ok = ok && exec(query, QStringLiteral("BEGIN IMMEDIATE"), error);
+        if (ok) {
+            ok = exec(query,
+                     QStringLiteral(
+                         "CREATE TABLE IF NOT EXISTS calls(call_id TEXT PRIMARY KEY, server TEXT, tool TEXT, "
+                         "method TEXT, started_at INTEGER, ended_at INTEGER, outcome TEXT, rule TEXT, "
+                         "attempts INTEGER, compressed INTEGER, record BLOB)"),
+                     error)
+                && exec(query,
+                    QStringLiteral("CREATE TABLE IF NOT EXISTS wire(id INTEGER PRIMARY KEY, at INTEGER, server TEXT, "
+                                   "direction TEXT, compressed INTEGER, payload BLOB)"),
+                    error)
+                && exec(query, QStringLiteral("CREATE INDEX IF NOT EXISTS calls_started ON calls(started_at)"), error)
+                && exec(query, QStringLiteral("CREATE INDEX IF NOT EXISTS calls_server ON calls(server)"), error)
+                && exec(query, QStringLiteral("CREATE INDEX IF NOT EXISTS wire_at ON wire(at)"), error)
+                && exec(query, QStringLiteral("CREATE INDEX IF NOT EXISTS wire_server ON wire(server)"), error)
+                && exec(query, QStringLiteral("PRAGMA user_version=%1").arg(LogStore::SchemaVersion), error)
+                && markInterrupted(error) && exec(query, QStringLiteral("COMMIT"), error);
+            if (!ok)
+                m_db.rollback();
+        }
+    }
+    if (!ok) {
+        m_db.close();
+        m_db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(m_connection);
+        return false;
+    }
+    m_retryTimer = new QTimer(this);
+    m_retryTimer->setSingleShot(true);
+    m_retryTimer->setInterval(RetryIntervalMs);
+    connect(m_retryTimer, &QTimer::timeout, this, &LogStoreWorker::writeQueue);
+    return true;
+}
+
+bool LogStoreWorker::markInterrupted(QString* message)
+{
+    QSqlQuery select(m_db);
+    if (!exec(
+            select, QStringLiteral("SELECT call_id, compressed, record FROM calls WHERE outcome = 'pending'"), message))
+        return false;
+    QSqlQuery update(m_db);
+    update.prepare(QStringLiteral("UPDATE calls SET outcome = ?, compressed = ?, record = ? WHERE call_id = ?"));
+    const QString interrupted = outcomeName(CallOutcome::Interrupted);
+    while (select.next()) {
+        std::optional<CallRecord> record = decodeRecord(select.value(2).toByteArray(), select.value(1).toBool());
+        if (!record)
+            continue; // leave an unreadable row as it is rather than lose it
+        record->outcome = CallOutcome::Interrupted;
+        const Encoded encoded = encode(QJsonDocument(record->toJson()).toJson(QJsonDocument::Compact));
+        update.addBindValue(interrupted);
+        update.addBindValue(encoded.compressed);
+        update.addBindValue(encoded.blob);
+        update.addBindValue(select.value(0));
+        if (!update.exec())
+            return fail(update.lastError(), message);
+    }
+    return true;
+}
+
+void LogStoreWorker::closeDatabase()
+{
+    if (!m_db.isValid())
+        return;
+    writeQueue();
+    delete m_retryTimer;
+    m_retryTimer = nullptr;
+    m_db.close();
+    m_db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(m_connection);
+}
+
+void LogStoreWorker::write(EncodedBatch batch)
+{
+    m_queuedRows += batch.calls.size() + batch.wire.size();
+    m_queue.append(std::move(batch));
+    // While failing, the retry timer decides when to try again.
+    if (!m_retryTimer || m_retryTimer->isActive())
+        return;
+    if (m_queuedRows >= MaxTransactionRows) {
+        writeQueue();
+        return;
+    }
+    // Batches that arrived while this one was encoded (or written) are already posted: writing after
+    // them puts all of them into one transaction.
+    if (!m_writeScheduled) {
+        m_writeScheduled = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_writeScheduled = false;
+                if (m_retryTimer && !m_retryTimer->isActive())
+                    writeQueue();
+            },
+            Qt::QueuedConnection);
+    }
+}
+
+bool LogStoreWorker::writeNow(QString* message)
+{
+    if (!m_db.isOpen()) {
+        *message = logText("The call log %1 is closed").arg(m_path);
+        return false;
+    }
+    if (m_retryTimer)
+        m_retryTimer->stop();
+    writeQueue();
+    *message = m_lastFailure;
+    return m_queue.isEmpty();
+}
+
+namespace {
+/// The upsert of rows calls at once. An upsert, not INSERT OR REPLACE: a row keeps its rowid (insertion
+/// order) and its index entries are updated in place. SQLite takes the rows of one statement in order, so
+/// a call that comes twice ends with its later version, as with one statement per row.
+QString callUpsert(qsizetype rows)
+{
+    QString values = QStringLiteral("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    values.reserve(rows * (values.size() + 1));
+    for (qsizetype i = 1; i < rows; ++i)
+        values.append(QStringLiteral(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+    return QStringLiteral("INSERT INTO calls(call_id, server, tool, method, started_at, ended_at, outcome, rule, "
+                          "attempts, compressed, record) VALUES ")
+        + values
+        + QStringLiteral(" ON CONFLICT(call_id) DO UPDATE SET server = excluded.server, tool = excluded.tool, "
+                         "method = excluded.method, started_at = excluded.started_at, ended_at = excluded.ended_at, "
+                         "outcome = excluded.outcome, rule = excluded.rule, attempts = excluded.attempts, "
+                         "compressed = excluded.compressed, record = excluded.record");
+}
+
+void bindCall(QSqlQuery& query, int first, const CallRow& row)
+{
+    query.bindValue(first, row.callId);
+    query.bindValue(first + 1, row.server);
+    query.bindValue(first + 2, row.tool);
+    query.bindValue(first + 3, row.method);
+    query.bindValue(first + 4, row.startedAt);
+    query.bindValue(first + 5, row.endedAt);
+    query.bindValue(first + 6, row.outcome);
+    query.bindValue(first + 7, row.rule);
+    query.bindValue(first + 8, row.attempts);
+    query.bindValue(first + 9, row.record.compressed);
+    query.bindValue(first + 10, row.record.blob);
+}
+} // namespace
+
+bool LogStoreWorker::writeBatches(qsizetype count, QString* message)
+{
+    QList<const CallRow*> calls;
+    for (qsizetype b = 0; b < count; ++b) {
+        for (const CallRow& row : m_queue.at(b).calls)
+            calls.append(&row);
+    }
+    // Full chunks share one statement; the rest of the rows take one statement sized for them.
+    QSqlQuery chunk(m_db);
+    if (calls.size() >= CallsPerStatement && !chunk.prepare(callUpsert(CallsPerStatement)))
+        return fail(chunk.lastError(), message);
+    const qsizetype tail = calls.size() % CallsPerStatement;
+    QSqlQuery rest(m_db);
+    if (tail > 0 && !rest.prepare(callUpsert(tail)))
+        return fail(rest.lastError(), message);
+    for (qsizetype first = 0; first < calls.size(); first += CallsPerStatement) {
+        const qsizetype rows = std::min(CallsPerStatement, calls.size() - first);
+        QSqlQuery& call = rows == CallsPerStatement ? chunk : rest;
+        for (qsizetype i = 0; i < rows; ++i)
+            bindCall(call, int(i * CallColumns), *calls.at(first + i));
+        if (!call.exec())
+            return fail(call.lastError(), message);
+    }
+    QSqlQuery wire(m_db);
+    if (!wire.prepare(
+            QStringLiteral("INSERT INTO wire(at, server, direction, compressed, payload) VALUES(?, ?, ?, ?, ?)")))
+        return fail(wire.lastError(), message);
+    for (qsizetype b = 0; b < count; ++b) {
+        for (const WireRow& row : m_queue.at(b).wire) {
+            wire.bindValue(0, row.at);
+            wire.bindValue(1, row.server);
+            wire.bindValue(2, row.direction);
+            wire.bindValue(3, row.payload.compressed);
+            wire.bindValue(4, row.payload.blob);
+            if (!wire.exec())
+                return fail(wire.lastError(), message);
+        }
+    }
+    return true;
+}
+
+void LogStoreWorker::writeQueue()
+{
+    while (!m_queue.isEmpty() && m_db.isOpen()) {
+        // Everything queued goes into one transaction, except after a long outage or under a flood: then
+        // a bounded number of rows per transaction, so no single commit grows without limit.
+        qsizetype count = 0;
+        qsizetype rows = 0;
+        while (count < m_queue.size() && (count == 0 || rows < MaxTransactionRows)) {
+            rows += m_queue.at(count).calls.size() + m_queue.at(count).wire.size();
+            ++count;
+        }
+        QString message;
+        bool ok = m_db.transaction() || fail(m_db.lastError(), &message);
+        ok = ok && writeBatches(count, &message);
+        ok = ok && (m_db.commit() || fail(m_db.lastError(), &message));
+        if (!ok) {
+            m_db.rollback();
+            // The batches stay queued: a failed commit never drops a record.
+            if (message != m_lastFailure)
+                Q_EMIT writeFailed(message);
+            m_lastFailure = message;
+            m_retryTimer->start();
+            return;
+        }
+        const qint64 upTo = m_queue.at(count - 1).upToSequence;
+        m_queue.remove(0, count);
+        m_queuedRows -= rows;
+        m_lastFailure.clear();
+        Q_EMIT committed(upTo);
+        prune(false);
+    }
+}
+
+void LogStoreWorker::prune(bool force)
+{
+    if (!m_db.isOpen())
+        return;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    if (!force && (now - m_lastPrune < AutoPruneIntervalMs || (m_retentionDays <= 0 && m_retentionBytes <= 0)))
+        return;
+    m_lastPrune = now;
+    int calls = 0;
+    int wireRows = 0;
+    QString message;
+    bool ok = m_db.transaction() || fail(m_db.lastError(), &message);
+    QSqlQuery query(m_db);
+    if (ok && m_retentionDays > 0) {
+        const qint64 cutoff = now - m_retentionDays * DayMs;
+        query.prepare(QStringLiteral("DELETE FROM calls WHERE outcome != 'pending' AND started_at < ?"));
+        query.addBindValue(cutoff);
+        ok = query.exec() || fail(query.lastError(), &message);
+        calls += ok ? query.numRowsAffected() : 0;
+        query.prepare(QStringLiteral("DELETE FROM wire WHERE at < ?"));
+        query.addBindValue(cutoff);
+        ok = ok && (query.exec() || fail(query.lastError(), &message));
+        wireRows += ok ? query.numRowsAffected() : 0;
+    }
+    if (ok && m_retentionBytes > 0) {
+        ok = exec(query,
+                 QStringLiteral("SELECT (SELECT COALESCE(SUM(length(record)), 0) FROM calls) + "
+                                "(SELECT COALESCE(SUM(length(payload)), 0) FROM wire)"),
+                 &message)
+            && query.next();
+        qint64 total = ok ? query.value(0).toLongLong() : 0;
+        while (ok && total > m_retentionBytes) {
+            // Oldest first across both tables, a chunk at a time; pending calls are never pruned.
+            struct Row
+            {
+                qint64 at;
+                bool isCall;
+                QVariant key;
+                qint64 bytes;
+            };
+            QList<Row> rows;
+            ok = exec(query,
+                QStringLiteral("SELECT started_at, call_id, length(record) FROM calls WHERE outcome != 'pending' "
+                               "ORDER BY started_at LIMIT %1")
+                    .arg(PruneChunk),
+                &message);
+            while (ok && query.next())
+                rows.append({ query.value(0).toLongLong(), true, query.value(1), query.value(2).toLongLong() });
+            ok = ok
+                && exec(query,
+                    QStringLiteral("SELECT at, id, length(payload) FROM wire ORDER BY id LIMIT %1").arg(PruneChunk),
+                    &message);
+            while (ok && query.next())
+                rows.append({ query.value(0).toLongLong(), false, query.value(1), query.value(2).toLongLong() });
+            if (!ok || rows.isEmpty())
+                break;
+            std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.at < b.at; });
+            QSqlQuery deleteCall(m_db);
+            deleteCall.prepare(QStringLiteral("DELETE FROM calls WHERE call_id = ?"));
+            QSqlQuery deleteWire(m_db);
+            deleteWire.prepare(QStringLiteral("DELETE FROM wire WHERE id = ?"));
+            for (const Row& row : std::as_const(rows)) {
+                if (total <= m_retentionBytes)
+                    break;
+                QSqlQuery& del = row.isCall ? deleteCall : deleteWire;
+                del.addBindValue(row.key);
+                if (!del.exec()) {
+                    ok = fail(del.lastError(), &message);
+                    break;
+                }
+                total -= row.bytes;
+                ++(row.isCall ? calls : wireRows);
+            }
+        }
+    }
+    ok = ok && (m_db.commit() || fail(m_db.lastError(), &message));
+    if (!ok) {
+        m_db.rollback();
+        Q_EMIT writeFailed(message);
+        return;
+    }
+    if (force || calls > 0 || wireRows > 0)
+        Q_EMIT pruned(calls, wireRows);
+}
+} // namespace mcpscope
