@@ -1,5 +1,7 @@
 #include "callrecord.h"
 
+#include "jsonrpc/enumnames.h"
+
 #include <QCborValue>
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -12,25 +14,21 @@
 namespace mcpscope {
 
 namespace {
-struct OutcomeName
-{
-    CallOutcome outcome;
-    const char* name;
+constexpr EnumName<CallOutcome> OutcomeEntries[] = {
+    { CallOutcome::Pending, u"pending" },
+    { CallOutcome::Success, u"success" },
+    { CallOutcome::ToolError, u"tool_error" },
+    { CallOutcome::ProtocolError, u"protocol_error" },
+    { CallOutcome::OutcomeUncertain, u"outcome_uncertain" },
+    { CallOutcome::Timeout, u"timeout" },
+    { CallOutcome::NeedsAuth, u"needs_auth" },
+    { CallOutcome::BreakerOpen, u"breaker_open" },
+    { CallOutcome::NotDispatched, u"not_dispatched" },
+    { CallOutcome::Cancelled, u"cancelled" },
+    { CallOutcome::TransportError, u"transport_error" },
+    { CallOutcome::Interrupted, u"interrupted" },
 };
-constexpr OutcomeName OutcomeNames[] = {
-    { CallOutcome::Pending, "pending" },
-    { CallOutcome::Success, "success" },
-    { CallOutcome::ToolError, "tool_error" },
-    { CallOutcome::ProtocolError, "protocol_error" },
-    { CallOutcome::OutcomeUncertain, "outcome_uncertain" },
-    { CallOutcome::Timeout, "timeout" },
-    { CallOutcome::NeedsAuth, "needs_auth" },
-    { CallOutcome::BreakerOpen, "breaker_open" },
-    { CallOutcome::NotDispatched, "not_dispatched" },
-    { CallOutcome::Cancelled, "cancelled" },
-    { CallOutcome::TransportError, "transport_error" },
-    { CallOutcome::Interrupted, "interrupted" },
-};
+constexpr EnumNames<CallOutcome> OutcomeNames(OutcomeEntries);
 
 /// Appends JSON text exactly as QJsonDocument::toJson(Compact) writes it (qjsonwriter.cpp): members in
 /// the order a QJsonObject keeps them (sorted by key), integers in decimal, other numbers in the shortest
@@ -289,43 +287,26 @@ template <> struct Codec<std::optional<int>>
     static bool isSet(const std::optional<int>& v) { return v.has_value(); }
 };
 
-/// An enum written by its stable name: the name functions are the only list of names.
-template <typename E, QString (*Name)(E), E Last> struct NamedEnumCodec
+/// An enum written by its stable name.
+template <typename E, QString (*Name)(E), std::optional<E> (*FromName)(QStringView)> struct NamedEnumCodec
 {
     static QJsonValue toJson(const std::optional<E>& v) { return Name(*v); }
     static void write(CompactWriter& w, const std::optional<E>& v) { w.string(Name(*v)); }
-    static std::optional<E> read(const QJsonValue& v)
-    {
-        const QString name = v.toString();
-        for (int i = 0; i <= int(Last); ++i) {
-            if (Name(E(i)) == name)
-                return E(i);
-        }
-        return std::nullopt;
-    }
+    static std::optional<E> read(const QJsonValue& v) { return FromName(v.toString()); }
     static bool isSet(const std::optional<E>& v) { return v.has_value(); }
 };
 template <>
-struct Codec<std::optional<FailureKind>> : NamedEnumCodec<FailureKind, &failureKindName, FailureKind::ToolError>
+struct Codec<std::optional<FailureKind>> : NamedEnumCodec<FailureKind, &failureKindName, &failureKindFromName>
 { };
 template <>
 struct Codec<std::optional<DispatchVerdict>>
-    : NamedEnumCodec<DispatchVerdict, &dispatchVerdictName, DispatchVerdict::Executed>
+    : NamedEnumCodec<DispatchVerdict, &dispatchVerdictName, &dispatchVerdictFromName>
 { };
 
 template <> struct Codec<CallOutcome>
 {
     static QJsonValue toJson(CallOutcome v) { return outcomeName(v); }
-    static void write(CompactWriter& w, CallOutcome v)
-    {
-        // The stable names are plain ASCII words: nothing to escape, no QString to build.
-        const auto name = std::find_if(std::begin(OutcomeNames), std::end(OutcomeNames),
-            [v](const OutcomeName& entry) { return entry.outcome == v; });
-        w.raw('"');
-        if (name != std::end(OutcomeNames))
-            w.raw(name->name);
-        w.raw('"');
-    }
+    static void write(CompactWriter& w, CallOutcome v) { w.string(OutcomeNames.nameView(v)); }
     static CallOutcome read(const QJsonValue& v)
     {
         return outcomeFromName(v.toString()).value_or(CallOutcome::Pending);
@@ -523,20 +504,12 @@ template <> std::span<const Field<CallRecord>> fieldsOf<CallRecord>()
 
 QString outcomeName(CallOutcome outcome)
 {
-    for (const OutcomeName& entry : OutcomeNames) {
-        if (entry.outcome == outcome)
-            return QString::fromLatin1(entry.name);
-    }
-    return {};
+    return OutcomeNames.name(outcome);
 }
 
 std::optional<CallOutcome> outcomeFromName(QStringView name)
 {
-    for (const OutcomeName& entry : OutcomeNames) {
-        if (name == QLatin1String(entry.name))
-            return entry.outcome;
-    }
-    return std::nullopt;
+    return OutcomeNames.fromName(name);
 }
 
 QJsonObject CallAttempt::toJson() const

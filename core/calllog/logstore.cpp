@@ -160,11 +160,6 @@ std::optional<CallRecord> decodeRecord(const QByteArray& blob, bool compressed)
     return CallRecord::fromJson(document.object());
 }
 
-QString directionName(WireDirection direction)
-{
-    return direction == WireDirection::Outgoing ? QStringLiteral("out") : QStringLiteral("in");
-}
-
 char asciiLower(char c)
 {
     return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
@@ -316,7 +311,7 @@ EncodedBatch encodeBatch(const LogBatch& batch)
     out.wire.reserve(batch.wire.size());
     for (const LogBatch::Wire& item : batch.wire)
         out.wire.append(
-            { item.at, item.server, directionName(item.direction), encode(redactor.redactWire(item.payload)) });
+            { item.at, item.server, wireDirectionName(item.direction), encode(redactor.redactWire(item.payload)) });
     return out;
 }
 } // namespace
