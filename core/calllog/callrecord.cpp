@@ -1,5 +1,7 @@
 #include "callrecord.h"
 
+#include "jsonrpc/enumnames.h"
+
 #include <QCborValue>
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -7,73 +9,26 @@
 
 #include <algorithm>
 #include <charconv>
+#include <span>
 
 namespace mcpscope {
 
 namespace {
-struct OutcomeName
-{
-    CallOutcome outcome;
-    const char* name;
+constexpr EnumName<CallOutcome> OutcomeEntries[] = {
+    { CallOutcome::Pending, u"pending" },
+    { CallOutcome::Success, u"success" },
+    { CallOutcome::ToolError, u"tool_error" },
+    { CallOutcome::ProtocolError, u"protocol_error" },
+    { CallOutcome::OutcomeUncertain, u"outcome_uncertain" },
+    { CallOutcome::Timeout, u"timeout" },
+    { CallOutcome::NeedsAuth, u"needs_auth" },
+    { CallOutcome::BreakerOpen, u"breaker_open" },
+    { CallOutcome::NotDispatched, u"not_dispatched" },
+    { CallOutcome::Cancelled, u"cancelled" },
+    { CallOutcome::TransportError, u"transport_error" },
+    { CallOutcome::Interrupted, u"interrupted" },
 };
-constexpr OutcomeName OutcomeNames[] = {
-    { CallOutcome::Pending, "pending" },
-    { CallOutcome::Success, "success" },
-    { CallOutcome::ToolError, "tool_error" },
-    { CallOutcome::ProtocolError, "protocol_error" },
-    { CallOutcome::OutcomeUncertain, "outcome_uncertain" },
-    { CallOutcome::Timeout, "timeout" },
-    { CallOutcome::NeedsAuth, "needs_auth" },
-    { CallOutcome::BreakerOpen, "breaker_open" },
-    { CallOutcome::NotDispatched, "not_dispatched" },
-    { CallOutcome::Cancelled, "cancelled" },
-    { CallOutcome::TransportError, "transport_error" },
-    { CallOutcome::Interrupted, "interrupted" },
-};
-
-std::optional<FailureKind> kindFromName(const QString& name)
-{
-    for (int i = 0; i <= int(FailureKind::ToolError); ++i) {
-        if (failureKindName(FailureKind(i)) == name)
-            return FailureKind(i);
-    }
-    return std::nullopt;
-}
-
-std::optional<DispatchVerdict> verdictFromName(const QString& name)
-{
-    for (int i = 0; i <= int(DispatchVerdict::Executed); ++i) {
-        if (dispatchVerdictName(DispatchVerdict(i)) == name)
-            return DispatchVerdict(i);
-    }
-    return std::nullopt;
-}
-
-template <typename T> QJsonArray toArray(const QList<T>& items)
-{
-    QJsonArray array;
-    for (const T& item : items)
-        array.append(item.toJson());
-    return array;
-}
-
-template <typename T> QList<T> fromArray(const QJsonValue& value)
-{
-    QList<T> items;
-    for (const QJsonValue& item : value.toArray())
-        items.append(T::fromJson(item.toObject()));
-    return items;
-}
-
-QString str(const QJsonObject& o, const char* key)
-{
-    return o.value(QLatin1String(key)).toString();
-}
-
-qint64 num(const QJsonObject& o, const char* key)
-{
-    return o.value(QLatin1String(key)).toInteger();
-}
+constexpr EnumNames<CallOutcome> OutcomeNames(OutcomeEntries);
 
 /// Appends JSON text exactly as QJsonDocument::toJson(Compact) writes it (qjsonwriter.cpp): members in
 /// the order a QJsonObject keeps them (sorted by key), integers in decimal, other numbers in the shortest
@@ -257,343 +212,359 @@ private:
     QByteArray m_out;
 };
 
-// The members of each object below go in the order of their keys, as QJsonObject keeps them.
+/// How one member type goes into a QJsonObject, into the compact bytes and back. isSet says whether a
+/// member that is written only when set (Presence::WhenSet) is there.
+template <typename T> struct Codec;
 
-void writeAttempt(CompactWriter& w, const CallAttempt& a)
+template <typename S> struct Field;
+template <typename S> std::span<const Field<S>> fieldsOf();
+
+template <typename S> QJsonObject objectOf(const S& s);
+template <typename S> void writeObject(CompactWriter& w, const S& s);
+template <typename S> S readObject(const QJsonObject& o);
+
+template <typename N> struct NumberCodec
+{
+    static QJsonValue toJson(N v) { return v; }
+    static void write(CompactWriter& w, N v) { w.integer(v); }
+    static N read(const QJsonValue& v) { return N(v.toInteger()); }
+    static bool isSet(N v) { return v != 0; }
+};
+template <> struct Codec<int> : NumberCodec<int>
+{ };
+template <> struct Codec<qint64> : NumberCodec<qint64>
+{ };
+
+template <> struct Codec<bool>
+{
+    static QJsonValue toJson(bool v) { return v; }
+    static void write(CompactWriter& w, bool v) { w.boolean(v); }
+    static bool read(const QJsonValue& v) { return v.toBool(); }
+    static bool isSet(bool v) { return v; }
+};
+
+template <> struct Codec<QString>
+{
+    static QJsonValue toJson(const QString& v) { return v; }
+    static void write(CompactWriter& w, const QString& v) { w.string(v); }
+    static QString read(const QJsonValue& v) { return v.toString(); }
+    static bool isSet(const QString& v) { return !v.isEmpty(); }
+};
+
+template <> struct Codec<QJsonObject>
+{
+    static QJsonValue toJson(const QJsonObject& v) { return v; }
+    static void write(CompactWriter& w, const QJsonObject& v) { w.object(v); }
+    static QJsonObject read(const QJsonValue& v) { return v.toObject(); }
+    static bool isSet(const QJsonObject& v) { return !v.isEmpty(); }
+};
+
+template <> struct Codec<QJsonValue>
+{
+    static QJsonValue toJson(const QJsonValue& v) { return v; }
+    static void write(CompactWriter& w, const QJsonValue& v) { w.value(v); }
+    static QJsonValue read(const QJsonValue& v) { return v; }
+    static bool isSet(const QJsonValue& v) { return !v.isUndefined(); }
+};
+
+template <> struct Codec<WireExchange>
+{
+    static QJsonValue toJson(const WireExchange& v) { return v.toJson(); }
+    static void write(CompactWriter& w, const WireExchange& v) { w.object(v.toJson()); }
+    static WireExchange read(const QJsonValue& v) { return WireExchange::fromJson(v.toObject()); }
+    static bool isSet(const WireExchange& v) { return !v.isEmpty(); }
+};
+
+/// An exit code is there when the key holds a number, 0 included.
+template <> struct Codec<std::optional<int>>
+{
+    static QJsonValue toJson(const std::optional<int>& v) { return *v; }
+    static void write(CompactWriter& w, const std::optional<int>& v) { w.integer(*v); }
+    static std::optional<int> read(const QJsonValue& v)
+    {
+        return v.isDouble() ? std::optional<int>(int(v.toInteger())) : std::nullopt;
+    }
+    static bool isSet(const std::optional<int>& v) { return v.has_value(); }
+};
+
+/// An enum written by its stable name.
+template <typename E, QString (*Name)(E), std::optional<E> (*FromName)(QStringView)> struct NamedEnumCodec
+{
+    static QJsonValue toJson(const std::optional<E>& v) { return Name(*v); }
+    static void write(CompactWriter& w, const std::optional<E>& v) { w.string(Name(*v)); }
+    static std::optional<E> read(const QJsonValue& v) { return FromName(v.toString()); }
+    static bool isSet(const std::optional<E>& v) { return v.has_value(); }
+};
+template <>
+struct Codec<std::optional<FailureKind>> : NamedEnumCodec<FailureKind, &failureKindName, &failureKindFromName>
+{ };
+template <>
+struct Codec<std::optional<DispatchVerdict>>
+    : NamedEnumCodec<DispatchVerdict, &dispatchVerdictName, &dispatchVerdictFromName>
+{ };
+
+template <> struct Codec<CallOutcome>
+{
+    static QJsonValue toJson(CallOutcome v) { return outcomeName(v); }
+    static void write(CompactWriter& w, CallOutcome v) { w.string(OutcomeNames.nameView(v)); }
+    static CallOutcome read(const QJsonValue& v)
+    {
+        return outcomeFromName(v.toString()).value_or(CallOutcome::Pending);
+    }
+    static bool isSet(CallOutcome) { return true; }
+};
+
+template <typename T> struct Codec<QList<T>>
+{
+    static QJsonValue toJson(const QList<T>& items)
+    {
+        QJsonArray array;
+        for (const T& item : items)
+            array.append(objectOf(item));
+        return array;
+    }
+    static void write(CompactWriter& w, const QList<T>& items)
+    {
+        w.raw('[');
+        bool first = true;
+        for (const T& item : items) {
+            if (!first)
+                w.raw(',');
+            first = false;
+            writeObject(w, item);
+        }
+        w.raw(']');
+    }
+    static QList<T> read(const QJsonValue& v)
+    {
+        QList<T> items;
+        for (const QJsonValue& item : v.toArray())
+            items.append(readObject<T>(item.toObject()));
+        return items;
+    }
+    static bool isSet(const QList<T>& items) { return !items.isEmpty(); }
+};
+
+enum class Presence { Always, WhenSet };
+
+/// One member of a record struct as it appears in JSON: its key, whether it is left out when unset, and
+/// the codec of its type bound to the member.
+template <typename S> struct Field
+{
+    const char* key;
+    Presence presence;
+    bool (*isSet)(const S&);
+    QJsonValue (*toJson)(const S&);
+    void (*write)(CompactWriter&, const S&);
+    void (*read)(S&, const QJsonValue&);
+};
+
+template <typename M> struct MemberOf;
+template <typename S, typename T> struct MemberOf<T S::*>
+{
+    using Struct = S;
+    using Type = T;
+};
+
+template <auto Member>
+constexpr Field<typename MemberOf<decltype(Member)>::Struct> field(
+    const char* key, Presence presence = Presence::Always)
+{
+    using S = typename MemberOf<decltype(Member)>::Struct;
+    using C = Codec<typename MemberOf<decltype(Member)>::Type>;
+    return { key, presence, [](const S& s) { return C::isSet(s.*Member); },
+        [](const S& s) { return C::toJson(s.*Member); }, [](CompactWriter& w, const S& s) { C::write(w, s.*Member); },
+        [](S& s, const QJsonValue& v) { s.*Member = C::read(v); } };
+}
+
+template <typename S> QJsonObject objectOf(const S& s)
+{
+    QJsonObject o;
+    for (const Field<S>& f : fieldsOf<S>()) {
+        if (f.presence == Presence::Always || f.isSet(s))
+            o.insert(QLatin1String(f.key), f.toJson(s));
+    }
+    return o;
+}
+
+template <typename S> void writeObject(CompactWriter& w, const S& s)
 {
     bool first = true;
     w.raw('{');
-    if (a.verdict) {
-        w.key("dispatch", &first);
-        w.string(dispatchVerdictName(*a.verdict));
+    for (const Field<S>& f : fieldsOf<S>()) {
+        if (f.presence == Presence::Always || f.isSet(s)) {
+            w.key(f.key, &first);
+            f.write(w, s);
+        }
     }
-    w.key("endedAt", &first);
-    w.integer(a.endedAt);
-    if (!a.error.isEmpty()) {
-        w.key("error", &first);
-        w.string(a.error);
-    }
-    if (!a.exchange.isEmpty()) {
-        w.key("exchange", &first);
-        w.object(a.exchange.toJson());
-    }
-    if (a.exitCode) {
-        w.key("exitCode", &first);
-        w.integer(*a.exitCode);
-    }
-    if (a.failureKind) {
-        w.key("failureKind", &first);
-        w.string(failureKindName(*a.failureKind));
-    }
-    w.key("firstByteAt", &first);
-    w.integer(a.firstByteAt);
-    if (a.httpStatus) {
-        w.key("httpStatus", &first);
-        w.integer(a.httpStatus);
-    }
-    w.key("number", &first);
-    w.integer(a.number);
-    w.key("requestId", &first);
-    w.string(a.requestId);
-    w.key("sentAt", &first);
-    w.integer(a.sentAt);
-    w.key("sessionId", &first);
-    w.string(a.sessionId);
-    if (a.signal) {
-        w.key("signal", &first);
-        w.integer(a.signal);
-    }
-    w.key("written", &first);
-    w.boolean(a.written);
     w.raw('}');
 }
 
-void writeDecision(CompactWriter& w, const CallDecision& d)
+template <typename S> S readObject(const QJsonObject& o)
 {
-    bool first = true;
-    w.raw('{');
-    w.key("action", &first);
-    w.string(d.action);
-    w.key("afterAttempt", &first);
-    w.integer(d.afterAttempt);
-    w.key("reason", &first);
-    w.string(d.reason);
-    w.key("rule", &first);
-    w.string(d.rule);
-    w.raw('}');
+    S s;
+    for (const Field<S>& f : fieldsOf<S>())
+        f.read(s, o.value(QLatin1String(f.key)));
+    return s;
 }
 
-void writeReconnect(CompactWriter& w, const CallReconnect& r)
-{
-    bool first = true;
-    w.raw('{');
-    w.key("durationMs", &first);
-    w.integer(r.durationMs);
-    if (!r.error.isEmpty()) {
-        w.key("error", &first);
-        w.string(r.error);
-    }
-    w.key("newSessionId", &first);
-    w.string(r.newSessionId);
-    w.key("ok", &first);
-    w.boolean(r.ok);
-    w.key("oldSessionId", &first);
-    w.string(r.oldSessionId);
-    w.key("startedAt", &first);
-    w.integer(r.startedAt);
-    w.raw('}');
-}
+// The one list of the members of each struct. Each list goes in the order of its keys, as QJsonObject
+// keeps them, because the compact writer walks it in that order (tst_calllogfile compares the bytes).
 
-void writeEvent(CompactWriter& w, const CallEvent& e)
-{
-    bool first = true;
-    w.raw('{');
-    w.key("at", &first);
-    w.integer(e.at);
-    w.key("kind", &first);
-    w.string(e.kind);
-    w.key("text", &first);
-    w.string(e.text);
-    w.raw('}');
-}
+constexpr Field<CallAttempt> AttemptFields[] = {
+    field<&CallAttempt::verdict>("dispatch", Presence::WhenSet),
+    field<&CallAttempt::endedAt>("endedAt"),
+    field<&CallAttempt::error>("error", Presence::WhenSet),
+    field<&CallAttempt::exchange>("exchange", Presence::WhenSet),
+    field<&CallAttempt::exitCode>("exitCode", Presence::WhenSet),
+    field<&CallAttempt::failureKind>("failureKind", Presence::WhenSet),
+    field<&CallAttempt::firstByteAt>("firstByteAt"),
+    field<&CallAttempt::httpStatus>("httpStatus", Presence::WhenSet),
+    field<&CallAttempt::number>("number"),
+    field<&CallAttempt::requestId>("requestId"),
+    field<&CallAttempt::sentAt>("sentAt"),
+    field<&CallAttempt::sessionId>("sessionId"),
+    field<&CallAttempt::signal>("signal", Presence::WhenSet),
+    field<&CallAttempt::written>("written"),
+};
 
-template <typename T> void writeArray(CompactWriter& w, const QList<T>& items, void (*write)(CompactWriter&, const T&))
+constexpr Field<CallDecision> DecisionFields[] = {
+    field<&CallDecision::action>("action"),
+    field<&CallDecision::afterAttempt>("afterAttempt"),
+    field<&CallDecision::reason>("reason"),
+    field<&CallDecision::rule>("rule"),
+};
+
+constexpr Field<CallReconnect> ReconnectFields[] = {
+    field<&CallReconnect::durationMs>("durationMs"),
+    field<&CallReconnect::error>("error", Presence::WhenSet),
+    field<&CallReconnect::newSessionId>("newSessionId"),
+    field<&CallReconnect::ok>("ok"),
+    field<&CallReconnect::oldSessionId>("oldSessionId"),
+    field<&CallReconnect::startedAt>("startedAt"),
+};
+
+constexpr Field<CallEvent> EventFields[] = {
+    field<&CallEvent::at>("at"),
+    field<&CallEvent::kind>("kind"),
+    field<&CallEvent::text>("text"),
+};
+
+/// "schema" is no member: it is written as SchemaVersion and checked by CallRecord::fromJson.
+constexpr Field<CallRecord> SchemaField = { "schema", Presence::Always, [](const CallRecord&) { return true; },
+    [](const CallRecord&) { return QJsonValue(CallRecord::SchemaVersion); },
+    [](CompactWriter& w, const CallRecord&) { w.integer(CallRecord::SchemaVersion); },
+    [](CallRecord&, const QJsonValue&) {} };
+
+constexpr Field<CallRecord> RecordFields[] = {
+    field<&CallRecord::annotations>("annotations"),
+    field<&CallRecord::arguments>("arguments"),
+    field<&CallRecord::attempts>("attempts"),
+    field<&CallRecord::callId>("callId"),
+    field<&CallRecord::decisions>("decisions"),
+    field<&CallRecord::endedAt>("endedAt"),
+    field<&CallRecord::error>("error", Presence::WhenSet),
+    field<&CallRecord::events>("events"),
+    field<&CallRecord::healed>("healed"),
+    field<&CallRecord::method>("method"),
+    field<&CallRecord::outcome>("outcome"),
+    field<&CallRecord::policy>("policy"),
+    field<&CallRecord::reconnects>("reconnects"),
+    field<&CallRecord::result>("result", Presence::WhenSet),
+    field<&CallRecord::rule>("rule"),
+    SchemaField,
+    field<&CallRecord::server>("server"),
+    field<&CallRecord::startedAt>("startedAt"),
+    field<&CallRecord::tool>("tool", Presence::WhenSet),
+    field<&CallRecord::toolListed>("toolListed"),
+    field<&CallRecord::transport>("transport"),
+};
+
+template <> std::span<const Field<CallAttempt>> fieldsOf<CallAttempt>()
 {
-    w.raw('[');
-    bool first = true;
-    for (const T& item : items) {
-        if (!first)
-            w.raw(',');
-        first = false;
-        write(w, item);
-    }
-    w.raw(']');
+    return AttemptFields;
+}
+template <> std::span<const Field<CallDecision>> fieldsOf<CallDecision>()
+{
+    return DecisionFields;
+}
+template <> std::span<const Field<CallReconnect>> fieldsOf<CallReconnect>()
+{
+    return ReconnectFields;
+}
+template <> std::span<const Field<CallEvent>> fieldsOf<CallEvent>()
+{
+    return EventFields;
+}
+template <> std::span<const Field<CallRecord>> fieldsOf<CallRecord>()
+{
+    return RecordFields;
 }
 } // namespace
 
 QString outcomeName(CallOutcome outcome)
 {
-    for (const OutcomeName& entry : OutcomeNames) {
-        if (entry.outcome == outcome)
-            return QString::fromLatin1(entry.name);
-    }
-    return {};
+    return OutcomeNames.name(outcome);
 }
 
 std::optional<CallOutcome> outcomeFromName(QStringView name)
 {
-    for (const OutcomeName& entry : OutcomeNames) {
-        if (name == QLatin1String(entry.name))
-            return entry.outcome;
-    }
-    return std::nullopt;
+    return OutcomeNames.fromName(name);
 }
 
 QJsonObject CallAttempt::toJson() const
 {
-    QJsonObject o { { QStringLiteral("number"), number }, { QStringLiteral("requestId"), requestId },
-        { QStringLiteral("sessionId"), sessionId }, { QStringLiteral("sentAt"), sentAt },
-        { QStringLiteral("firstByteAt"), firstByteAt }, { QStringLiteral("endedAt"), endedAt },
-        { QStringLiteral("written"), written } };
-    if (httpStatus)
-        o.insert(QStringLiteral("httpStatus"), httpStatus);
-    if (failureKind)
-        o.insert(QStringLiteral("failureKind"), failureKindName(*failureKind));
-    if (verdict)
-        o.insert(QStringLiteral("dispatch"), dispatchVerdictName(*verdict));
-    if (!error.isEmpty())
-        o.insert(QStringLiteral("error"), error);
-    if (!exchange.isEmpty())
-        o.insert(QStringLiteral("exchange"), exchange.toJson());
-    if (exitCode)
-        o.insert(QStringLiteral("exitCode"), *exitCode);
-    if (signal)
-        o.insert(QStringLiteral("signal"), signal);
-    return o;
+    return objectOf(*this);
 }
-
 CallAttempt CallAttempt::fromJson(const QJsonObject& o)
 {
-    CallAttempt a;
-    a.number = int(num(o, "number"));
-    a.requestId = str(o, "requestId");
-    a.sessionId = str(o, "sessionId");
-    a.sentAt = num(o, "sentAt");
-    a.firstByteAt = num(o, "firstByteAt");
-    a.endedAt = num(o, "endedAt");
-    a.written = o.value(QLatin1String("written")).toBool();
-    a.httpStatus = int(num(o, "httpStatus"));
-    a.failureKind = kindFromName(str(o, "failureKind"));
-    a.verdict = verdictFromName(str(o, "dispatch"));
-    a.error = str(o, "error");
-    a.exchange = WireExchange::fromJson(o.value(QLatin1String("exchange")).toObject());
-    if (o.value(QLatin1String("exitCode")).isDouble())
-        a.exitCode = int(num(o, "exitCode"));
-    a.signal = int(num(o, "signal"));
-    return a;
+    return readObject<CallAttempt>(o);
 }
-
 QJsonObject CallDecision::toJson() const
 {
-    return { { QStringLiteral("afterAttempt"), afterAttempt }, { QStringLiteral("rule"), rule },
-        { QStringLiteral("action"), action }, { QStringLiteral("reason"), reason } };
+    return objectOf(*this);
 }
-
 CallDecision CallDecision::fromJson(const QJsonObject& o)
 {
-    return { int(num(o, "afterAttempt")), str(o, "rule"), str(o, "action"), str(o, "reason") };
+    return readObject<CallDecision>(o);
 }
-
 QJsonObject CallReconnect::toJson() const
 {
-    QJsonObject o { { QStringLiteral("oldSessionId"), oldSessionId }, { QStringLiteral("newSessionId"), newSessionId },
-        { QStringLiteral("startedAt"), startedAt }, { QStringLiteral("durationMs"), durationMs },
-        { QStringLiteral("ok"), ok } };
-    if (!error.isEmpty())
-        o.insert(QStringLiteral("error"), error);
-    return o;
+    return objectOf(*this);
 }
-
 CallReconnect CallReconnect::fromJson(const QJsonObject& o)
 {
-    return { str(o, "oldSessionId"), str(o, "newSessionId"), num(o, "startedAt"), num(o, "durationMs"),
-        o.value(QLatin1String("ok")).toBool(), str(o, "error") };
+    return readObject<CallReconnect>(o);
 }
-
 QJsonObject CallEvent::toJson() const
 {
-    return { { QStringLiteral("at"), at }, { QStringLiteral("kind"), kind }, { QStringLiteral("text"), text } };
+    return objectOf(*this);
 }
-
 CallEvent CallEvent::fromJson(const QJsonObject& o)
 {
-    return { num(o, "at"), str(o, "kind"), str(o, "text") };
+    return readObject<CallEvent>(o);
 }
-
 QJsonObject CallRecord::toJson() const
 {
-    QJsonObject o {
-        { QStringLiteral("schema"), SchemaVersion },
-        { QStringLiteral("callId"), callId },
-        { QStringLiteral("server"), server },
-        { QStringLiteral("transport"), transport },
-        { QStringLiteral("method"), method },
-        { QStringLiteral("arguments"), arguments },
-        { QStringLiteral("annotations"), annotations },
-        { QStringLiteral("toolListed"), toolListed },
-        { QStringLiteral("policy"), policy },
-        { QStringLiteral("startedAt"), startedAt },
-        { QStringLiteral("endedAt"), endedAt },
-        { QStringLiteral("attempts"), toArray(attempts) },
-        { QStringLiteral("decisions"), toArray(decisions) },
-        { QStringLiteral("reconnects"), toArray(reconnects) },
-        { QStringLiteral("events"), toArray(events) },
-        { QStringLiteral("outcome"), outcomeName(outcome) },
-        { QStringLiteral("rule"), rule },
-        { QStringLiteral("healed"), healed },
-    };
-    if (!tool.isEmpty())
-        o.insert(QStringLiteral("tool"), tool);
-    if (!result.isUndefined())
-        o.insert(QStringLiteral("result"), result);
-    if (!error.isEmpty())
-        o.insert(QStringLiteral("error"), error);
-    return o;
+    return objectOf(*this);
 }
 
 QByteArray CallRecord::toCompactJson() const
 {
     CompactWriter w(1024);
-    bool first = true;
-    w.raw('{');
-    w.key("annotations", &first);
-    w.object(annotations);
-    w.key("arguments", &first);
-    w.object(arguments);
-    w.key("attempts", &first);
-    writeArray(w, attempts, &writeAttempt);
-    w.key("callId", &first);
-    w.string(callId);
-    w.key("decisions", &first);
-    writeArray(w, decisions, &writeDecision);
-    w.key("endedAt", &first);
-    w.integer(endedAt);
-    if (!error.isEmpty()) {
-        w.key("error", &first);
-        w.object(error);
-    }
-    w.key("events", &first);
-    writeArray(w, events, &writeEvent);
-    w.key("healed", &first);
-    w.boolean(healed);
-    w.key("method", &first);
-    w.string(method);
-    w.key("outcome", &first);
-    // The stable names are plain ASCII words: nothing to escape, no QString to build.
-    const auto name = std::find_if(std::begin(OutcomeNames), std::end(OutcomeNames),
-        [this](const OutcomeName& entry) { return entry.outcome == outcome; });
-    w.raw('"');
-    if (name != std::end(OutcomeNames))
-        w.raw(name->name);
-    w.raw('"');
-    w.key("policy", &first);
-    w.object(policy);
-    w.key("reconnects", &first);
-    writeArray(w, reconnects, &writeReconnect);
-    if (!result.isUndefined()) {
-        w.key("result", &first);
-        w.value(result);
-    }
-    w.key("rule", &first);
-    w.string(rule);
-    w.key("schema", &first);
-    w.integer(SchemaVersion);
-    w.key("server", &first);
-    w.string(server);
-    w.key("startedAt", &first);
-    w.integer(startedAt);
-    if (!tool.isEmpty()) {
-        w.key("tool", &first);
-        w.string(tool);
-    }
-    w.key("toolListed", &first);
-    w.boolean(toolListed);
-    w.key("transport", &first);
-    w.string(transport);
-    w.raw('}');
+    writeObject(w, *this);
     return w.take();
 }
 
 CallRecord CallRecord::fromJson(const QJsonObject& o, QString* error)
 {
-    CallRecord r;
-    const int schema = int(num(o, "schema"));
+    const int schema = int(o.value(QLatin1String("schema")).toInteger());
     if (error && schema > SchemaVersion)
         *error
             = QCoreApplication::translate("CallRecord", "call record schema %1 is newer than this McpScope reads (%2)")
                   .arg(schema)
                   .arg(SchemaVersion);
-    r.callId = str(o, "callId");
-    r.server = str(o, "server");
-    r.transport = str(o, "transport");
-    r.method = str(o, "method");
-    r.tool = str(o, "tool");
-    r.arguments = o.value(QLatin1String("arguments")).toObject();
-    r.annotations = o.value(QLatin1String("annotations")).toObject();
-    r.toolListed = o.value(QLatin1String("toolListed")).toBool();
-    r.policy = o.value(QLatin1String("policy")).toObject();
-    r.startedAt = num(o, "startedAt");
-    r.endedAt = num(o, "endedAt");
-    r.attempts = fromArray<CallAttempt>(o.value(QLatin1String("attempts")));
-    r.decisions = fromArray<CallDecision>(o.value(QLatin1String("decisions")));
-    r.reconnects = fromArray<CallReconnect>(o.value(QLatin1String("reconnects")));
-    r.events = fromArray<CallEvent>(o.value(QLatin1String("events")));
-    r.outcome = outcomeFromName(str(o, "outcome")).value_or(CallOutcome::Pending);
-    r.rule = str(o, "rule");
-    r.healed = o.value(QLatin1String("healed")).toBool();
-    r.result = o.value(QLatin1String("result"));
-    r.error = o.value(QLatin1String("error")).toObject();
-    return r;
+    return readObject<CallRecord>(o);
 }
 
 } // namespace mcpscope

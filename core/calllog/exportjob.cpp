@@ -2,6 +2,7 @@
 
 #include "calllog/harwriter.h"
 #include "calllog/logstorereader.h"
+#include "jsonrpc/enumnames.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -14,26 +15,23 @@ namespace {
 constexpr qint64 ProgressIntervalMs = 50;
 } // namespace
 
+namespace {
+constexpr EnumName<ExportRequest::Format> FormatEntries[] = {
+    { ExportRequest::Format::Jsonl, u"jsonl" },
+    { ExportRequest::Format::Har, u"har" },
+    { ExportRequest::Format::Csv, u"csv" },
+};
+constexpr EnumNames<ExportRequest::Format> FormatNames(FormatEntries);
+} // namespace
+
 QString ExportRequest::formatName(Format format)
 {
-    switch (format) {
-    case Format::Jsonl:
-        return QStringLiteral("jsonl");
-    case Format::Har:
-        return QStringLiteral("har");
-    case Format::Csv:
-        return QStringLiteral("csv");
-    }
-    return {};
+    return FormatNames.name(format);
 }
 
 std::optional<ExportRequest::Format> ExportRequest::formatFromName(QStringView name)
 {
-    for (Format format : { Format::Jsonl, Format::Har, Format::Csv }) {
-        if (name.compare(formatName(format), Qt::CaseInsensitive) == 0)
-            return format;
-    }
-    return std::nullopt;
+    return FormatNames.fromName(name, Qt::CaseInsensitive);
 }
 
 QString ExportRequest::suffix(Format format)

@@ -12,11 +12,6 @@ namespace {
 /// small record saves; records of a few attempts stay plain, large results (and wire bodies) shrink.
 constexpr qsizetype CompressAbove = 4096;
 
-QString directionName(WireDirection direction)
-{
-    return direction == WireDirection::Outgoing ? QStringLiteral("out") : QStringLiteral("in");
-}
-
 char asciiLower(char c)
 {
     return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
@@ -161,7 +156,7 @@ EncodedBatch encodeBatch(const LogBatch& batch)
     out.wire.reserve(batch.wire.size());
     for (const LogBatch::Wire& item : batch.wire)
         out.wire.append(
-            { item.at, item.server, directionName(item.direction), encode(redactor.redactWire(item.payload)) });
+            { item.at, item.server, wireDirectionName(item.direction), encode(redactor.redactWire(item.payload)) });
     return out;
 }
 } // namespace mcpscope

@@ -1,5 +1,7 @@
 #include "serverconfig.h"
 
+#include "jsonrpc/enumnames.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonValue>
@@ -185,29 +187,24 @@ bool isPlainKey(const QString& name)
 
 } // namespace
 
+namespace {
+constexpr EnumName<TransportKind> TransportKindEntries[] = {
+    { TransportKind::Stdio, u"stdio" },
+    { TransportKind::StreamableHttp, u"http" },
+    { TransportKind::LegacySse, u"sse" },
+    { TransportKind::AutoHttp, u"auto" },
+};
+constexpr EnumNames<TransportKind> TransportKindNames(TransportKindEntries);
+} // namespace
+
 QString transportKindName(TransportKind kind)
 {
-    switch (kind) {
-    case TransportKind::Stdio:
-        return QStringLiteral("stdio");
-    case TransportKind::StreamableHttp:
-        return QStringLiteral("http");
-    case TransportKind::LegacySse:
-        return QStringLiteral("sse");
-    case TransportKind::AutoHttp:
-        return QStringLiteral("auto");
-    }
-    return {};
+    return TransportKindNames.name(kind);
 }
 
 std::optional<TransportKind> transportKindFromName(QStringView name)
 {
-    for (const TransportKind kind :
-        { TransportKind::Stdio, TransportKind::StreamableHttp, TransportKind::LegacySse, TransportKind::AutoHttp }) {
-        if (name == transportKindName(kind))
-            return kind;
-    }
-    return std::nullopt;
+    return TransportKindNames.fromName(name);
 }
 
 QString ConfigError::toString() const

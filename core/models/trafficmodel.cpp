@@ -1,6 +1,7 @@
 #include "trafficmodel.h"
 
 #include "engine/engine.h"
+#include "jsonrpc/enumnames.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -265,15 +266,24 @@ void TrafficModel::setByteLimit(qint64 bytes)
     flush();
 }
 
+namespace {
+// MCP's logging levels (RFC 5424 names), compared without case.
+constexpr EnumName<TrafficLogLevel> LogLevelEntries[] = {
+    { TrafficLogLevel::Debug, u"debug" },
+    { TrafficLogLevel::Info, u"info" },
+    { TrafficLogLevel::Notice, u"notice" },
+    { TrafficLogLevel::Warning, u"warning" },
+    { TrafficLogLevel::Error, u"error" },
+    { TrafficLogLevel::Critical, u"critical" },
+    { TrafficLogLevel::Alert, u"alert" },
+    { TrafficLogLevel::Emergency, u"emergency" },
+};
+constexpr EnumNames<TrafficLogLevel> LogLevelNames(LogLevelEntries);
+} // namespace
+
 TrafficLogLevel TrafficModel::logLevelFromName(QStringView name)
 {
-    static const char* const names[]
-        = { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" };
-    for (int i = 0; i < int(std::size(names)); ++i) {
-        if (name.compare(QLatin1String(names[i]), Qt::CaseInsensitive) == 0)
-            return TrafficLogLevel(i);
-    }
-    return TrafficLogLevel::NoLevel;
+    return LogLevelNames.fromName(name, Qt::CaseInsensitive).value_or(TrafficLogLevel::NoLevel);
 }
 
 void TrafficModel::addMessage(const QString& server, WireDirection direction, const QByteArray& bytes)

@@ -1,5 +1,7 @@
 #include "circuitbreaker.h"
 
+#include "jsonrpc/enumnames.h"
+
 #include <QDeadlineTimer>
 
 #include <algorithm>
@@ -125,17 +127,18 @@ QString CircuitBreaker::openMessage(const QString& serverName) const
         .arg(seconds);
 }
 
+namespace {
+constexpr EnumName<CircuitBreaker::State> StateEntries[] = {
+    { CircuitBreaker::State::Closed, u"closed" },
+    { CircuitBreaker::State::Open, u"open" },
+    { CircuitBreaker::State::HalfOpen, u"half-open" },
+};
+constexpr EnumNames<CircuitBreaker::State> StateNames(StateEntries);
+} // namespace
+
 QString CircuitBreaker::stateName(State state)
 {
-    switch (state) {
-    case State::Closed:
-        return QStringLiteral("closed");
-    case State::Open:
-        return QStringLiteral("open");
-    case State::HalfOpen:
-        return QStringLiteral("half-open");
-    }
-    return {};
+    return StateNames.name(state);
 }
 
 void CircuitBreaker::setState(State state)

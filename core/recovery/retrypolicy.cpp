@@ -1,5 +1,7 @@
 #include "retrypolicy.h"
 
+#include "jsonrpc/enumnames.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -211,27 +213,23 @@ Decision RetryPolicy::breakerOpen(const QString& breakerMessage)
     return make(RecoveryAction::FailFast, "R9", breakerMessage);
 }
 
+namespace {
+constexpr EnumName<RecoveryAction> ActionEntries[] = {
+    { RecoveryAction::RetryOnce, u"retry_once" },
+    { RecoveryAction::ReconnectThenRetry, u"reconnect_then_retry" },
+    { RecoveryAction::AuthThenRetry, u"auth_then_retry" },
+    { RecoveryAction::StepUpThenRetry, u"step_up_then_retry" },
+    { RecoveryAction::HealNoReplay, u"heal_no_replay" },
+    { RecoveryAction::CancelNoRetry, u"cancel_no_retry" },
+    { RecoveryAction::Stop, u"stop" },
+    { RecoveryAction::FailFast, u"fail_fast" },
+};
+constexpr EnumNames<RecoveryAction> ActionNames(ActionEntries);
+} // namespace
+
 QString RetryPolicy::actionName(RecoveryAction action)
 {
-    switch (action) {
-    case RecoveryAction::RetryOnce:
-        return QStringLiteral("retry_once");
-    case RecoveryAction::ReconnectThenRetry:
-        return QStringLiteral("reconnect_then_retry");
-    case RecoveryAction::AuthThenRetry:
-        return QStringLiteral("auth_then_retry");
-    case RecoveryAction::StepUpThenRetry:
-        return QStringLiteral("step_up_then_retry");
-    case RecoveryAction::HealNoReplay:
-        return QStringLiteral("heal_no_replay");
-    case RecoveryAction::CancelNoRetry:
-        return QStringLiteral("cancel_no_retry");
-    case RecoveryAction::Stop:
-        return QStringLiteral("stop");
-    case RecoveryAction::FailFast:
-        return QStringLiteral("fail_fast");
-    }
-    return {};
+    return ActionNames.name(action);
 }
 
 } // namespace mcpscope

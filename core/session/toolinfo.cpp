@@ -1,5 +1,6 @@
 #include "toolinfo.h"
 
+#include "jsonrpc/enumnames.h"
 #include "schemavalidator.h"
 
 #include <QCoreApplication>
@@ -79,19 +80,19 @@ ToolCallResult ToolCallResult::fromResult(const QJsonObject& result, const ToolI
     return call;
 }
 
+namespace {
+constexpr EnumName<ToolCallResult::SchemaVerdict> VerdictEntries[] = {
+    { ToolCallResult::SchemaVerdict::NotApplicable, u"not_applicable" },
+    { ToolCallResult::SchemaVerdict::Valid, u"valid" },
+    { ToolCallResult::SchemaVerdict::Invalid, u"invalid" },
+    { ToolCallResult::SchemaVerdict::Missing, u"missing" },
+};
+constexpr EnumNames<ToolCallResult::SchemaVerdict> VerdictNames(VerdictEntries);
+} // namespace
+
 QString ToolCallResult::verdictName(SchemaVerdict verdict)
 {
-    switch (verdict) {
-    case SchemaVerdict::NotApplicable:
-        return QStringLiteral("not_applicable");
-    case SchemaVerdict::Valid:
-        return QStringLiteral("valid");
-    case SchemaVerdict::Invalid:
-        return QStringLiteral("invalid");
-    case SchemaVerdict::Missing:
-        return QStringLiteral("missing");
-    }
-    return {};
+    return VerdictNames.name(verdict);
 }
 
 } // namespace mcpscope

@@ -1,76 +1,71 @@
 #include "transportfailure.h"
 
+#include "jsonrpc/enumnames.h"
 #include "recovery/failureclassifier.h"
 
 namespace mcpscope {
 
+namespace {
+constexpr EnumName<FailureKind> FailureKindEntries[] = {
+    { FailureKind::NotSent, u"not_sent" },
+    { FailureKind::AuthRequired, u"auth_required" },
+    { FailureKind::InsufficientScope, u"insufficient_scope" },
+    { FailureKind::SessionExpired, u"session_expired" },
+    { FailureKind::TransportLost, u"transport_lost" },
+    { FailureKind::Timeout, u"timeout" },
+    { FailureKind::HttpError, u"http_error" },
+    { FailureKind::ProtocolError, u"protocol_error" },
+    { FailureKind::ToolError, u"tool_error" },
+};
+constexpr EnumNames<FailureKind> FailureKindNames(FailureKindEntries);
+
+constexpr EnumName<DispatchVerdict> DispatchVerdictEntries[] = {
+    { DispatchVerdict::NotDispatched, u"not_dispatched" },
+    { DispatchVerdict::Unknown, u"unknown" },
+    { DispatchVerdict::Declined, u"declined" },
+    { DispatchVerdict::Executed, u"executed" },
+};
+constexpr EnumNames<DispatchVerdict> DispatchVerdictNames(DispatchVerdictEntries);
+
+constexpr EnumName<TransportEvent> TransportEventEntries[] = {
+    { TransportEvent::NotSent, u"not_sent" },
+    { TransportEvent::ConnectFailed, u"connect_failed" },
+    { TransportEvent::HttpStatus, u"http_status" },
+    { TransportEvent::ConnectionLost, u"connection_lost" },
+    { TransportEvent::ProcessGone, u"process_gone" },
+    { TransportEvent::Killed, u"killed" },
+    { TransportEvent::Replaced, u"replaced" },
+    { TransportEvent::Oversize, u"oversize" },
+    { TransportEvent::Malformed, u"malformed" },
+    { TransportEvent::NoAnswer, u"no_answer" },
+    { TransportEvent::TimedOut, u"timed_out" },
+};
+constexpr EnumNames<TransportEvent> TransportEventNames(TransportEventEntries);
+} // namespace
+
 QString failureKindName(FailureKind kind)
 {
-    switch (kind) {
-    case FailureKind::NotSent:
-        return QStringLiteral("not_sent");
-    case FailureKind::AuthRequired:
-        return QStringLiteral("auth_required");
-    case FailureKind::InsufficientScope:
-        return QStringLiteral("insufficient_scope");
-    case FailureKind::SessionExpired:
-        return QStringLiteral("session_expired");
-    case FailureKind::TransportLost:
-        return QStringLiteral("transport_lost");
-    case FailureKind::Timeout:
-        return QStringLiteral("timeout");
-    case FailureKind::HttpError:
-        return QStringLiteral("http_error");
-    case FailureKind::ProtocolError:
-        return QStringLiteral("protocol_error");
-    case FailureKind::ToolError:
-        return QStringLiteral("tool_error");
-    }
-    return {};
+    return FailureKindNames.name(kind);
+}
+
+std::optional<FailureKind> failureKindFromName(QStringView name)
+{
+    return FailureKindNames.fromName(name);
 }
 
 QString dispatchVerdictName(DispatchVerdict verdict)
 {
-    switch (verdict) {
-    case DispatchVerdict::NotDispatched:
-        return QStringLiteral("not_dispatched");
-    case DispatchVerdict::Unknown:
-        return QStringLiteral("unknown");
-    case DispatchVerdict::Declined:
-        return QStringLiteral("declined");
-    case DispatchVerdict::Executed:
-        return QStringLiteral("executed");
-    }
-    return {};
+    return DispatchVerdictNames.name(verdict);
+}
+
+std::optional<DispatchVerdict> dispatchVerdictFromName(QStringView name)
+{
+    return DispatchVerdictNames.fromName(name);
 }
 
 QString transportEventName(TransportEvent event)
 {
-    switch (event) {
-    case TransportEvent::NotSent:
-        return QStringLiteral("not_sent");
-    case TransportEvent::ConnectFailed:
-        return QStringLiteral("connect_failed");
-    case TransportEvent::HttpStatus:
-        return QStringLiteral("http_status");
-    case TransportEvent::ConnectionLost:
-        return QStringLiteral("connection_lost");
-    case TransportEvent::ProcessGone:
-        return QStringLiteral("process_gone");
-    case TransportEvent::Killed:
-        return QStringLiteral("killed");
-    case TransportEvent::Replaced:
-        return QStringLiteral("replaced");
-    case TransportEvent::Oversize:
-        return QStringLiteral("oversize");
-    case TransportEvent::Malformed:
-        return QStringLiteral("malformed");
-    case TransportEvent::NoAnswer:
-        return QStringLiteral("no_answer");
-    case TransportEvent::TimedOut:
-        return QStringLiteral("timed_out");
-    }
-    return {};
+    return TransportEventNames.name(event);
 }
 
 FailureKind TransportFailure::kind() const

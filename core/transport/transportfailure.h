@@ -6,6 +6,8 @@
 #include <QPair>
 #include <QString>
 
+#include <optional>
+
 namespace mcpscope {
 
 /// Failure kinds of RECOVERY.md §1. The transport fills in what its evidence shows; the recovery
@@ -32,6 +34,8 @@ enum class DispatchVerdict {
 
 QString failureKindName(FailureKind kind); ///< stable identifiers used in logs and JSON: "session_expired", …
 QString dispatchVerdictName(DispatchVerdict verdict);
+std::optional<FailureKind> failureKindFromName(QStringView name);
+std::optional<DispatchVerdict> dispatchVerdictFromName(QStringView name);
 
 /// What a transport saw happen to a request (or to its whole channel). Transports report only this
 /// and the evidence beside it; FailureClassifier::kindOf() alone turns it into a FailureKind.

@@ -1,8 +1,29 @@
 #include "wireexchange.h"
 
+#include "jsonrpc/enumnames.h"
+#include "transport/transport.h"
+
 #include <QJsonArray>
 
 namespace mcpscope {
+
+namespace {
+constexpr EnumName<WireDirection> DirectionEntries[] = {
+    { WireDirection::Outgoing, u"out" },
+    { WireDirection::Incoming, u"in" },
+};
+constexpr EnumNames<WireDirection> DirectionNames(DirectionEntries);
+} // namespace
+
+QString wireDirectionName(WireDirection direction)
+{
+    return DirectionNames.name(direction);
+}
+
+std::optional<WireDirection> wireDirectionFromName(QStringView name)
+{
+    return DirectionNames.fromName(name);
+}
 
 namespace {
 QString str(const QJsonObject& o, const char* key)
@@ -160,7 +181,8 @@ StdioLine StdioLine::make(qint64 at, bool outgoing, QByteArrayView line)
 QJsonObject StdioLine::toJson() const
 {
     QJsonObject o { { QStringLiteral("at"), at },
-        { QStringLiteral("direction"), outgoing ? QStringLiteral("out") : QStringLiteral("in") },
+        { QStringLiteral("direction"),
+            wireDirectionName(outgoing ? WireDirection::Outgoing : WireDirection::Incoming) },
         { QStringLiteral("line"), QString::fromUtf8(line) } };
     if (size != line.size())
         o.insert(QStringLiteral("size"), size);
@@ -173,7 +195,7 @@ StdioLine StdioLine::fromJson(const QJsonObject& o)
 {
     StdioLine l;
     l.at = num(o, "at");
-    l.outgoing = str(o, "direction") != QLatin1String("in");
+    l.outgoing = wireDirectionFromName(str(o, "direction")) != WireDirection::Incoming;
     l.line = bytes(o, "line");
     l.size = o.contains(QLatin1String("size")) ? num(o, "size") : l.line.size();
     l.truncated = o.value(QLatin1String("truncated")).toBool();

@@ -7,7 +7,15 @@
 #include <QPair>
 #include <QString>
 
+#include <optional>
+
 namespace mcpscope {
+
+enum class WireDirection; // transport.h
+
+/// "out" (to the server) and "in" (from it), for logs, exports and the stored traffic.
+QString wireDirectionName(WireDirection direction);
+std::optional<WireDirection> wireDirectionFromName(QStringView name);
 
 /// Header name and value as they went over the wire.
 using WireHeaders = QList<QPair<QByteArray, QByteArray>>;
