@@ -1,7 +1,5 @@
 #include "callrecordstore.h"
 
-#include "engine/engine.h"
-
 namespace mcpscope {
 
 CallRecordStore::CallRecordStore(QObject* parent)
@@ -9,22 +7,6 @@ CallRecordStore::CallRecordStore(QObject* parent)
 { }
 
 CallRecordStore::~CallRecordStore() = default;
-
-void CallRecordStore::setEngine(Engine* engine)
-{
-    if (m_engine == engine)
-        return;
-    if (m_engine)
-        m_engine->unfollow(this);
-    m_engine = engine;
-    if (engine)
-        engine->follow(this, [this](ServerConnection* connection) { attachConnection(connection); });
-}
-
-void CallRecordStore::attachConnection(ServerConnection* connection)
-{
-    connect(connection, &ServerConnection::callUpdated, this, &CallRecordStore::ingest, Qt::UniqueConnection);
-}
 
 std::optional<CallRecord> CallRecordStore::record(const QString& callId) const
 {

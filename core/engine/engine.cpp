@@ -5,6 +5,10 @@
 
 namespace mcpscope {
 
+namespace {
+constexpr qsizetype MaxListedItems = 10000 * 1000; // a server that keeps returning cursors must not loop us forever
+} // namespace
+
 Engine::Engine(QObject* parent)
     : QObject(parent)
 { }
@@ -90,18 +94,41 @@ QString Engine::call(const QString& server, const QString& method, const QJsonOb
     return r.callId;
 }
 
-void Engine::follow(QObject* receiver, const std::function<void(ServerConnection*)>& attach)
+void Engine::list(const QString& server, const QString& method, const QString& key, const CallOptions& options,
+    std::function<void(const CallRecord&)> done)
 {
-    connect(this, &Engine::serverAdded, receiver, attach);
-    for (ServerConnection* c : std::as_const(m_connections))
-        attach(c);
+    listPage(server, method, key, QString(), std::make_shared<QJsonArray>(), options, std::move(done));
 }
 
-void Engine::unfollow(QObject* receiver)
+void Engine::listPage(const QString& server, const QString& method, const QString& key, const QString& cursor,
+    std::shared_ptr<QJsonArray> items, const CallOptions& options, std::function<void(const CallRecord&)> done)
 {
-    disconnect(this, nullptr, receiver, nullptr);
-    for (ServerConnection* c : std::as_const(m_connections))
-        c->disconnect(receiver);
+    QJsonObject params;
+    if (!cursor.isNull())
+        params.insert(QStringLiteral("cursor"), cursor);
+    call(server, method, params, options,
+        [this, server, method, key, items, options, done = std::move(done)](const CallRecord& record) mutable {
+            if (record.outcome != CallOutcome::Success) {
+                if (done)
+                    done(record);
+                return;
+            }
+            const QJsonObject result = record.result.toObject();
+            for (const QJsonValue& item : result.value(key).toArray())
+                items->append(item);
+            const QJsonValue next = result.value(QLatin1String("nextCursor"));
+            if (next.isString() && !next.toString().isEmpty() && items->size() < MaxListedItems) {
+                listPage(server, method, key, next.toString(), items, options, std::move(done));
+                return;
+            }
+            CallRecord all = record;
+            QJsonObject merged = result;
+            merged.insert(key, *items);
+            merged.remove(QStringLiteral("nextCursor"));
+            all.result = merged;
+            if (done)
+                done(all);
+        });
 }
 
 void Engine::connectAll()

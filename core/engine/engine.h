@@ -3,10 +3,12 @@
 #include "config/serverconfig.h"
 #include "serverconnection.h"
 
+#include <QJsonArray>
 #include <QList>
 #include <QObject>
 
 #include <functional>
+#include <memory>
 
 namespace mcpscope {
 
@@ -35,11 +37,11 @@ public:
     QString call(const QString& server, const QString& method, const QJsonObject& params, const CallOptions& options,
         std::function<void(const CallRecord&)> done);
 
-    /// Calls attach for every connection now and for each one added later, on receiver's behalf.
-    /// The models and stores that watch all servers follow the engine this way.
-    void follow(QObject* receiver, const std::function<void(ServerConnection*)>& attach);
-    /// Undoes follow(): no more attach calls, and no connection's signals reach receiver any more.
-    void unfollow(QObject* receiver);
+    /// Pages through a list method (tools/list, resources/list, prompts/list, …) with one call() per
+    /// page, each with its own record. done gets the last page's record with the items of every page
+    /// under key and no nextCursor, or the first record that did not succeed.
+    void list(const QString& server, const QString& method, const QString& key, const CallOptions& options,
+        std::function<void(const CallRecord&)> done);
 
     void connectAll();
 
@@ -53,6 +55,9 @@ Q_SIGNALS:
     void actionLogged(const QString& server, const QString& kind, const QString& text);
 
 private:
+    void listPage(const QString& server, const QString& method, const QString& key, const QString& cursor,
+        std::shared_ptr<QJsonArray> items, const CallOptions& options, std::function<void(const CallRecord&)> done);
+
     QList<ServerConnection*> m_connections;
     ClientResponder* m_responder = nullptr;
 };

@@ -32,15 +32,10 @@ void CallsModel::setEngine(Engine* engine)
     if (m_engine == engine)
         return;
     if (m_engine)
-        m_engine->unfollow(this);
+        disconnect(m_engine, nullptr, this, nullptr);
     m_engine = engine;
     if (engine)
-        engine->follow(this, [this](ServerConnection* connection) { attachConnection(connection); });
-}
-
-void CallsModel::attachConnection(ServerConnection* connection)
-{
-    connect(connection, &ServerConnection::callUpdated, this, &CallsModel::ingest, Qt::UniqueConnection);
+        connect(engine, &Engine::callUpdated, this, &CallsModel::ingest);
 }
 
 std::optional<CallRecord> CallsModel::recordFor(int row) const

@@ -20,12 +20,11 @@
 namespace mcpscope {
 
 class Engine;
-class ServerConnection;
 
 /// One row per call across all servers (DESIGN.md "Calls"), with raw values only: see
 /// callsmodeldefs.h for the columns and roles, and ui/ for the proxy that formats them.
 ///
-/// Calls arrive through ingest(), which setEngine() connects to every connection's callUpdated.
+/// Calls arrive through ingest(), which setEngine() connects to Engine::callUpdated.
 /// Changes are coalesced (STYLE.md "Live data at scale"): new calls wait in a pending batch and an
 /// update to a shown call marks its row dirty; the first change schedules a 0 ms single-shot flush,
 /// which inserts the whole batch with one beginInsertRows(first, last) and then emits one
@@ -72,7 +71,7 @@ public:
     explicit CallsModel(QObject* parent = nullptr);
     ~CallsModel() override;
 
-    /// Follows callUpdated of every connection of engine, present and future (Engine::serverAdded).
+    /// Follows Engine::callUpdated, which carries the calls of every server, present and future.
     /// nullptr detaches; rows already shown stay.
     void setEngine(Engine* engine);
     Engine* engine() const;
@@ -115,7 +114,6 @@ public:
     void ingestColumns(const Columns& columns);
 
 private:
-    void attachConnection(ServerConnection* connection);
     void scheduleFlush();
     void growOneShard();
     int findRow(const QString& callId, QUuid* uuid) const;

@@ -232,26 +232,14 @@ void TrafficModel::setEngine(Engine* engine)
     if (m_engine == engine)
         return;
     if (m_engine)
-        m_engine->unfollow(this);
+        disconnect(m_engine, nullptr, this, nullptr);
     m_engine = engine;
-    if (engine)
-        engine->follow(this, [this](ServerConnection* connection) { attachConnection(connection); });
-}
-
-void TrafficModel::attachConnection(ServerConnection* connection)
-{
-    // The name is read at each signal: it is the connection's identity in the engine.
-    connect(connection, &ServerConnection::traffic, this,
-        [this, connection](
-            WireDirection direction, const QByteArray& bytes) { addMessage(connection->name(), direction, bytes); });
-    connect(connection, &ServerConnection::serverLog, this,
-        [this, connection](const QString& line) { addServerLog(connection->name(), line); });
-    connect(connection, &ServerConnection::logMessage, this,
-        [this, connection](const QString& level, const QString& logger, const QJsonValue& data) {
-            addLogMessage(connection->name(), level, logger, data);
-        });
-    connect(connection, &ServerConnection::actionLogged, this,
-        [this, connection](const QString& kind, const QString& text) { addAction(connection->name(), kind, text); });
+    if (!engine)
+        return;
+    connect(engine, &Engine::traffic, this, &TrafficModel::addMessage);
+    connect(engine, &Engine::serverLog, this, &TrafficModel::addServerLog);
+    connect(engine, &Engine::logMessage, this, &TrafficModel::addLogMessage);
+    connect(engine, &Engine::actionLogged, this, &TrafficModel::addAction);
 }
 
 void TrafficModel::setRowLimit(int rows)

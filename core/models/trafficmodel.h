@@ -16,14 +16,13 @@
 namespace mcpscope {
 
 class Engine;
-class ServerConnection;
 
 /// Every wire message in both directions, the stdio child's stderr, the server's log notifications
 /// and the manual actions, one row each (DESIGN.md "Traffic"), with raw values only: see
 /// trafficmodeldefs.h for the columns and roles.
 ///
-/// setEngine() connects the traffic, serverLog, logMessage and actionLogged signals of every
-/// connection, present and future. A log notification therefore shows twice: as the Incoming
+/// setEngine() connects the engine's traffic, serverLog, logMessage and actionLogged signals, which
+/// carry those of every server, present and future. A log notification therefore shows twice: as the Incoming
 /// notifications/message on the wire and as its decoded Log row (which carries LogLevelRole).
 ///
 /// Inserts are coalesced like CallsModel's: the first new row schedules a 0 ms single-shot flush;
@@ -66,7 +65,7 @@ public:
     explicit TrafficModel(QObject* parent = nullptr);
     ~TrafficModel() override;
 
-    /// Follows every connection of engine, present and future; nullptr detaches. Rows stay.
+    /// Follows the engine's signals for every server, present and future; nullptr detaches. Rows stay.
     void setEngine(Engine* engine);
     Engine* engine() const;
 
@@ -111,7 +110,6 @@ Q_SIGNALS:
     void rowsDropped(qint64 count, qint64 total);
 
 private:
-    void attachConnection(ServerConnection* connection);
     void append(Row row);
     static qint64 costOf(const Row& row);
 

@@ -490,7 +490,8 @@ void TestCallsModel::followsEveryConnectionOfTheEngine()
     Tester tester(&model, Tester::FailureReportingMode::QtTest);
     CallRecordStore store;
     model.setEngine(&engine);
-    store.setEngine(&engine);
+    // The store sits below the engine: its owner connects it to the engine's one callUpdated.
+    QObject::connect(&engine, &Engine::callUpdated, &store, &CallRecordStore::ingest);
     config.name = QStringLiteral("after");
     ServerConnection* after = engine.addServer(config);
 

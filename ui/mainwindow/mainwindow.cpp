@@ -119,7 +119,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_logStore = new LogStore(this);
     // Until a workspace's call log is open, records are kept in memory.
     m_fallbackStore = new CallRecordStore(this);
-    m_fallbackStore->setEngine(m_engine);
+    connect(m_engine, &Engine::callUpdated, m_fallbackStore, &CallRecordStore::ingest);
     m_serverModel = new ServerListModel(m_engine, this);
     m_serverPresentation = new ServerListPresentation(this);
     m_serverPresentation->setSourceModel(m_serverModel);
@@ -357,7 +357,8 @@ void MainWindow::createDocks()
         ServerConnection* c = currentConnection();
         if (!c)
             return;
-        c->call(QStringLiteral("logging/setLevel"), { { QStringLiteral("level"), m_logLevel->currentText() } }, {},
+        m_engine->call(c->name(), QStringLiteral("logging/setLevel"),
+            { { QStringLiteral("level"), m_logLevel->currentText() } }, {},
             [this](const CallRecord& r) { setStatus(tr("logging/setLevel: %1").arg(outcomeName(r.outcome))); });
     });
     auto* setLevelButton = new QToolBar(trafficHost);
@@ -963,7 +964,7 @@ void MainWindow::openLogStore(const QString& workspacePath)
         m_logError = error;
         if (!m_fallbackStore) {
             m_fallbackStore = new CallRecordStore(this);
-            m_fallbackStore->setEngine(m_engine);
+            connect(m_engine, &Engine::callUpdated, m_fallbackStore, &CallRecordStore::ingest);
         }
         setStatus(tr("The call log cannot be opened: %1 Calls are kept in memory only for this session.").arg(error));
         refreshLogStatus();
