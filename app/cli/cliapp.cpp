@@ -17,6 +17,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QPointer>
 #include <QProcess>
 #include <QTimer>
 #include <QUrl>
@@ -98,7 +99,7 @@ int CliApp::start(const QStringList& arguments)
     });
     connect(m_connection, &ServerConnection::ready, this, &CliApp::onReady);
     if (m_log) {
-        connect(m_connection, &ServerConnection::callUpdated, this, [this](const CallRecord& record) {
+        connect(m_engine, &Engine::callUpdated, this, [this](const CallRecord& record) {
             if (!record.isFinished())
                 return;
             m_log->write(QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact) + '\n');
@@ -130,11 +131,9 @@ void CliApp::onReady()
     if (std::exchange(m_commandStarted, true))
         return;
     if (!m_logLevel.isEmpty()) {
-        RequestOptions options;
-        options.timeoutMs = m_timeoutMs;
-        m_connection->session()->request(
-            QStringLiteral("logging/setLevel"), { { QStringLiteral("level"), m_logLevel } }, options,
-            [this](const Reply&) { runCommand(); }, this);
+        // The command runs however the server took the level, as it always has.
+        request(QStringLiteral("logging/setLevel"), { { QStringLiteral("level"), m_logLevel } },
+            [this](const CallRecord&) { runCommand(); });
         return;
     }
     runCommand();
@@ -160,12 +159,34 @@ QJsonObject CliApp::parseJsonArg(int index, bool* ok)
     return doc.object();
 }
 
+void CliApp::request(const QString& method, const QJsonObject& params, std::function<void(const CallRecord&)> done)
+{
+    CallOptions options;
+    options.timeoutMs = m_timeoutMs;
+    if (m_progress && method == QLatin1String("tools/call"))
+        options.onProgress = [this](const ProgressUpdate& update) { progress(update); };
+    const QPointer<CliApp> self(this);
+    m_engine->call(m_config.name, method, params, options, [self, done = std::move(done)](const CallRecord& record) {
+        if (self)
+            done(record);
+    });
+}
+
+void CliApp::list(const QString& method, const QString& key)
+{
+    CallOptions options;
+    options.timeoutMs = m_timeoutMs;
+    const QPointer<CliApp> self(this);
+    m_engine->list(m_config.name, method, key, options, [self](const CallRecord& record) {
+        if (self)
+            self->completeCall(record);
+    });
+}
+
 void CliApp::runCommand()
 {
     ClientSession* session = m_connection->session();
-    RequestOptions options;
-    options.timeoutMs = m_timeoutMs;
-    auto done = [this](const Reply& reply) { complete(reply); };
+    auto done = [this](const CallRecord& record) { completeCall(record); };
 
     if (m_command == QLatin1String("info")) {
         const ServerDetails& d = session->details();
@@ -182,20 +203,19 @@ void CliApp::runCommand()
         };
         complete(reply);
     } else if (m_command == QLatin1String("tools")) {
-        session->listTools(done, this);
+        list(QStringLiteral("tools/list"), QStringLiteral("tools"));
     } else if (m_command == QLatin1String("resources")) {
-        session->listAll(QStringLiteral("resources/list"), QStringLiteral("resources"), done, this);
+        list(QStringLiteral("resources/list"), QStringLiteral("resources"));
     } else if (m_command == QLatin1String("templates")) {
-        session->listAll(QStringLiteral("resources/templates/list"), QStringLiteral("resourceTemplates"), done, this);
+        list(QStringLiteral("resources/templates/list"), QStringLiteral("resourceTemplates"));
     } else if (m_command == QLatin1String("prompts")) {
-        session->listAll(QStringLiteral("prompts/list"), QStringLiteral("prompts"), done, this);
+        list(QStringLiteral("prompts/list"), QStringLiteral("prompts"));
     } else if (m_command == QLatin1String("ping")) {
-        session->request(QStringLiteral("ping"), {}, options, done, this);
+        request(QStringLiteral("ping"), {}, done);
     } else if (m_command == QLatin1String("read")) {
         if (m_commandArgs.isEmpty())
             return fail(tr("read needs a resource URI"), ExitUsage);
-        session->request(QStringLiteral("resources/read"), { { QStringLiteral("uri"), m_commandArgs.first() } },
-            options, done, this);
+        request(QStringLiteral("resources/read"), { { QStringLiteral("uri"), m_commandArgs.first() } }, done);
     } else if (m_command == QLatin1String("prompt")) {
         if (m_commandArgs.isEmpty())
             return fail(tr("prompt needs a prompt name"), ExitUsage);
@@ -206,9 +226,8 @@ void CliApp::runCommand()
         QJsonObject stringArgs;
         for (auto it = args.constBegin(); it != args.constEnd(); ++it)
             stringArgs.insert(it.key(), it.value().isString() ? it.value() : QJsonValue(prettyJson(it.value())));
-        session->request(QStringLiteral("prompts/get"),
-            { { QStringLiteral("name"), m_commandArgs.first() }, { QStringLiteral("arguments"), stringArgs } }, options,
-            done, this);
+        request(QStringLiteral("prompts/get"),
+            { { QStringLiteral("name"), m_commandArgs.first() }, { QStringLiteral("arguments"), stringArgs } }, done);
     } else if (m_command == QLatin1String("complete")) {
         if (m_commandArgs.size() < 3
             || (m_commandArgs.at(0) != QLatin1String("prompt") && m_commandArgs.at(0) != QLatin1String("resource")))
@@ -218,12 +237,12 @@ void CliApp::runCommand()
             { QStringLiteral("name"), m_commandArgs.at(1) } }
                                        : QJsonObject { { QStringLiteral("type"), QStringLiteral("ref/resource") },
                                              { QStringLiteral("uri"), m_commandArgs.at(1) } };
-        session->request(QStringLiteral("completion/complete"),
+        request(QStringLiteral("completion/complete"),
             { { QStringLiteral("ref"), ref },
                 { QStringLiteral("argument"),
                     QJsonObject { { QStringLiteral("name"), m_commandArgs.at(2) },
                         { QStringLiteral("value"), m_commandArgs.value(3) } } } },
-            options, done, this);
+            done);
     } else if (m_command == QLatin1String("call")) {
         if (m_commandArgs.isEmpty())
             return fail(tr("call needs a tool name"), ExitUsage);
@@ -231,45 +250,42 @@ void CliApp::runCommand()
         const QJsonObject args = parseJsonArg(1, &ok);
         if (!ok)
             return;
-        if (m_progress)
-            options.onProgress = [this](const ProgressUpdate& update) { progress(update); };
         const QString toolName = m_commandArgs.first();
-        // Through the recovery engine, so the retry rules apply and exit codes 3 and 6 are real.
-        CallOptions callOptions;
-        callOptions.timeoutMs = m_timeoutMs;
-        callOptions.onProgress = options.onProgress;
-        m_connection->callTool(toolName, args, callOptions, [this, toolName](const CallRecord& record) {
-            QJsonObject extra { { QStringLiteral("tool"), toolName }, { QStringLiteral("callId"), record.callId },
-                { QStringLiteral("outcome"), outcomeName(record.outcome) }, { QStringLiteral("rule"), record.rule },
-                { QStringLiteral("attempts"), int(record.attempts.size()) } };
-            if (record.outcome == CallOutcome::Success || record.outcome == CallOutcome::ToolError) {
-                ClientSession* current = m_connection->session();
-                const ToolCallResult call
-                    = ToolCallResult::fromResult(record.result.toObject(), current ? current->tool(toolName) : nullptr);
-                extra.insert(QStringLiteral("isError"), call.isError);
-                extra.insert(QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict));
-                if (!call.schemaError.isEmpty())
-                    extra.insert(QStringLiteral("schemaError"), call.schemaError);
-                Reply reply;
-                reply.status = Reply::Status::Ok;
-                reply.method = record.method;
-                reply.result = record.result;
-                reply.elapsedMs = record.durationMs();
-                complete(reply, extra, call.isError ? ExitToolError : ExitSuccess);
-                return;
-            }
-            if (record.outcome == CallOutcome::OutcomeUncertain)
-                extra.insert(QStringLiteral("result"), record.result);
-            if (!record.error.isEmpty())
-                extra.insert(QStringLiteral("error"), record.error);
-            const QString message = record.outcome == CallOutcome::OutcomeUncertain
-                ? record.result.toObject().value(QLatin1String("message")).toString()
-                : record.error.value(QLatin1String("message"))
-                      .toString(record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error);
-            fail(message, ScriptRunner::exitCodeFor(record.outcome), extra);
-        });
+        request(QStringLiteral("tools/call"),
+            { { QStringLiteral("name"), toolName }, { QStringLiteral("arguments"), args } },
+            [this, toolName](const CallRecord& record) {
+                QJsonObject extra { { QStringLiteral("tool"), toolName }, { QStringLiteral("callId"), record.callId },
+                    { QStringLiteral("outcome"), outcomeName(record.outcome) }, { QStringLiteral("rule"), record.rule },
+                    { QStringLiteral("attempts"), int(record.attempts.size()) } };
+                if (record.outcome == CallOutcome::Success || record.outcome == CallOutcome::ToolError) {
+                    ClientSession* current = m_connection->session();
+                    const ToolCallResult call = ToolCallResult::fromResult(
+                        record.result.toObject(), current ? current->tool(toolName) : nullptr);
+                    extra.insert(QStringLiteral("isError"), call.isError);
+                    extra.insert(QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict));
+                    if (!call.schemaError.isEmpty())
+                        extra.insert(QStringLiteral("schemaError"), call.schemaError);
+                    Reply reply;
+                    reply.status = Reply::Status::Ok;
+                    reply.method = record.method;
+                    reply.result = record.result;
+                    reply.elapsedMs = record.durationMs();
+                    complete(reply, extra, call.isError ? ExitToolError : ExitSuccess);
+                    return;
+                }
+                if (record.outcome == CallOutcome::OutcomeUncertain)
+                    extra.insert(QStringLiteral("result"), record.result);
+                if (!record.error.isEmpty())
+                    extra.insert(QStringLiteral("error"), record.error);
+                const QString message = record.outcome == CallOutcome::OutcomeUncertain
+                    ? record.result.toObject().value(QLatin1String("message")).toString()
+                    : record.error.value(QLatin1String("message"))
+                          .toString(
+                              record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error);
+                fail(message, exitCodeFor(record.outcome), extra);
+            });
     } else if (m_command == QLatin1String("run")) {
-        auto* runner = new ScriptRunner(m_connection, m_connection->faultProxy(), m_out, this);
+        auto* runner = new ScriptRunner(m_engine, m_config.name, m_connection->faultProxy(), m_out, this);
         runner->setTimeoutMs(m_timeoutMs);
         QString error;
         if (!runner->load(m_script, &error))
@@ -281,23 +297,42 @@ void CliApp::runCommand()
 
 void CliApp::complete(const Reply& reply, const QJsonObject& extra, int successCode)
 {
-    if (!reply.ok()) {
-        QJsonObject details = extra;
-        details.insert(QStringLiteral("method"), reply.method);
-        if (reply.status == Reply::Status::RpcError)
-            details.insert(QStringLiteral("error"), reply.error.toJson());
-        else
-            details.insert(QStringLiteral("failureKind"), failureKindName(reply.failure.kind()));
-        QString message = reply.describe();
-        if (reply.status == Reply::Status::RpcError)
-            message = tr("server '%1' answered %2 with error %3: %4")
-                          .arg(m_config.name, reply.method)
-                          .arg(reply.error.code)
-                          .arg(reply.error.message);
-        return fail(message, exitCodeFor(reply), details);
-    }
     printResult(reply, extra);
     quit(successCode);
+}
+
+void CliApp::completeCall(const CallRecord& record)
+{
+    if (record.outcome == CallOutcome::Success) {
+        Reply reply;
+        reply.status = Reply::Status::Ok;
+        reply.method = record.method;
+        reply.result = record.result;
+        reply.elapsedMs = record.durationMs();
+        complete(reply);
+        return;
+    }
+    QJsonObject details { { QStringLiteral("method"), record.method } };
+    // A JSON-RPC error response is kept in the record as the server sent it (code, message, data).
+    const QJsonValue code = record.error.value(QLatin1String("code"));
+    const QString serverMessage = record.error.value(QLatin1String("message")).toString();
+    QString message;
+    if (code.isDouble()) {
+        details.insert(QStringLiteral("error"), record.error);
+        message = tr("server '%1' answered %2 with error %3: %4")
+                      .arg(m_config.name, record.method)
+                      .arg(code.toInt())
+                      .arg(serverMessage);
+    } else {
+        if (record.error.contains(QLatin1String("failureKind")))
+            details.insert(QStringLiteral("failureKind"), record.error.value(QLatin1String("failureKind")));
+        else if (!record.attempts.isEmpty() && record.attempts.last().failureKind.has_value())
+            details.insert(QStringLiteral("failureKind"), failureKindName(record.attempts.last().failureKind.value()));
+        message = !serverMessage.isEmpty() ? serverMessage
+            : record.attempts.isEmpty()    ? outcomeName(record.outcome)
+                                           : record.attempts.last().error;
+    }
+    fail(message, exitCodeFor(record.outcome), details);
 }
 
 void CliApp::fail(const QString& message, int code, const QJsonObject& extra)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "calllog/callrecord.h"
 #include "config/serverconfig.h"
 #include "exitcodes.h"
 #include "session/clientsession.h"
@@ -10,6 +11,7 @@
 #include <QStringList>
 #include <QTextStream>
 
+#include <functional>
 #include <memory>
 
 namespace mcpscope {
@@ -37,7 +39,13 @@ private:
     bool parse(const QStringList& arguments, QString* error);
     void onReady();
     void runCommand();
+    /// Sends one request through Engine::call with the command's timeout (and progress for a tools/call).
+    void request(const QString& method, const QJsonObject& params, std::function<void(const CallRecord&)> done);
+    /// Pages through a list method through Engine::list and completes the command with the whole list.
+    void list(const QString& method, const QString& key);
     void complete(const Reply& reply, const QJsonObject& extra = {}, int successCode = ExitSuccess);
+    /// Prints a call's result, or fails with its message and the exit code of its outcome.
+    void completeCall(const CallRecord& record);
     void printResult(const Reply& reply, const QJsonObject& extra);
     void fail(const QString& message, int code, const QJsonObject& extra = {});
     void quit(int code);

@@ -347,7 +347,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         }
         m_script = QString::fromUtf8(script.readAll());
         // Checked before any server starts, so a typo costs nothing.
-        ScriptRunner probe(nullptr, nullptr, m_out);
+        ScriptRunner probe(nullptr, QString(), nullptr, m_out);
         QString scriptError;
         if (!probe.load(m_script, &scriptError)) {
             *error = tr("script %1: %2").arg(m_commandArgs.first(), scriptError);

@@ -1,6 +1,7 @@
 #include "conformanceclient.h"
 
 #include "auth/oauthclient.h"
+#include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "exitcodes.h"
 #include "transport/streamablehttptransport.h"
@@ -9,6 +10,7 @@
 #include <QJsonDocument>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mcpscope {
@@ -18,6 +20,41 @@ namespace {
 constexpr int MaxAuthorizations = 3;
 constexpr int RequestTimeoutMs = 20000; // the suite gives a whole scenario 30 s
 constexpr int CloseGraceMs = 5000;
+
+/// The challenge a call that ended for want of authorization was answered with: its last attempt's
+/// HTTP status and response headers (WWW-Authenticate carries the scopes and the metadata URL).
+TransportFailure challengeOf(const CallRecord& record)
+{
+    TransportFailure failure;
+    failure.event = TransportEvent::HttpStatus;
+    if (record.attempts.isEmpty())
+        return failure;
+    const CallAttempt& attempt = record.attempts.last();
+    failure.requestWritten = attempt.written;
+    failure.httpStatus = attempt.httpStatus;
+    for (const HttpExchange& http : attempt.exchange.http) {
+        if (http.status == attempt.httpStatus)
+            failure.headers = http.responseHeaders;
+    }
+    return failure;
+}
+
+bool needsAuthorization(const CallRecord& record)
+{
+    if (record.outcome != CallOutcome::NeedsAuth || record.attempts.isEmpty())
+        return false;
+    const std::optional<FailureKind> kind = record.attempts.last().failureKind;
+    return kind == FailureKind::AuthRequired || kind == FailureKind::InsufficientScope;
+}
+
+/// The message of a call that did not succeed, as the engine wrote it into the record.
+QString describe(const CallRecord& record)
+{
+    const QString message = record.error.value(QLatin1String("message")).toString();
+    if (!message.isEmpty())
+        return message;
+    return record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error;
+}
 } // namespace
 
 ConformanceClient::Plan ConformanceClient::planFor(const QString& scenario)
@@ -89,6 +126,9 @@ int ConformanceClient::start(const QStringList& args)
     config.url = url;
     config.transport = TransportKind::StreamableHttp;
     config.requestTimeoutMs = RequestTimeoutMs;
+    // One operation is up to MaxAuthorizations + 1 calls that each end needing authorization: those
+    // are the authorization loop's own steps, not a server failing, so they must not open the breaker.
+    config.breakerThreshold = MaxAuthorizations + 1;
 
     OAuthClient::Options oauth;
     oauth.serverName = config.name;
@@ -110,8 +150,9 @@ int ConformanceClient::start(const QStringList& args)
         finish(ExitAuthRequired, message);
     });
 
-    m_connection = new ServerConnection(config, this);
-    m_connection->setResponder(&m_responder);
+    m_engine = new Engine(this);
+    m_engine->setResponder(&m_responder);
+    m_connection = m_engine->addServer(config);
     connect(m_connection, &ServerConnection::sessionCreated, this, [this](ClientSession* session) {
         applyAuthorization(session);
         connect(session, &ClientSession::protocolWarning, this,
@@ -137,6 +178,12 @@ void ConformanceClient::onConnectionFailed(const QString& message)
 {
     if (m_exitCode >= 0)
         return;
+    // Once the scenario's requests run, their own records say how they ended: a session that fails
+    // while the engine heals for one of them ends that call, which withAuthorization() judges.
+    if (m_planStarted) {
+        say(message);
+        return;
+    }
     const ClientSession* session = m_connection->session();
     const bool initializeFailed = session && session->details().protocolVersion.isEmpty();
     if (initializeFailed) {
@@ -161,45 +208,63 @@ void ConformanceClient::authorizeThen(const TransportFailure& failure, std::func
     m_oauth->authorize(failure);
 }
 
-void ConformanceClient::withAuthorization(const Action& action, const ReplyHandler& done, int attempt)
+void ConformanceClient::withAuthorization(const Action& action, const CallDone& done, int attempt)
 {
-    action([this, action, done, attempt](const Reply& reply) {
-        const bool needsAuthorization = reply.status == Reply::Status::Failed
-            && (reply.failure.kind() == FailureKind::AuthRequired
-                || reply.failure.kind() == FailureKind::InsufficientScope);
-        if (!needsAuthorization || attempt >= MaxAuthorizations || m_exitCode >= 0) {
-            done(reply);
+    // The engine's R2/R3 can only reconnect: it has no credentials to fetch. This loop is the one
+    // place that authorizes and sends a request again, and only for a call that ended needing it.
+    action([this, action, done, attempt](const CallRecord& record) {
+        if (!needsAuthorization(record) || attempt >= MaxAuthorizations || m_exitCode >= 0) {
+            done(record);
             return;
         }
-        authorizeThen(reply.failure, [this, action, done, attempt] { withAuthorization(action, done, attempt + 1); });
+        authorizeThen(
+            challengeOf(record), [this, action, done, attempt] { withAuthorization(action, done, attempt + 1); });
     });
 }
 
 void ConformanceClient::onReady()
 {
+    // ready() fires again after every reconnect the engine makes; the scenario runs once.
+    if (std::exchange(m_planStarted, true))
+        return;
     ClientSession* session = m_connection->session();
     const ServerDetails& details = session->details();
     say(tr("initialized %1 %2 (protocol %3)")
             .arg(details.serverInfo.value(QLatin1String("name")).toString(),
                 details.serverInfo.value(QLatin1String("version")).toString(), details.protocolVersion));
-    withAuthorization([this](ReplyHandler done) { m_connection->session()->listTools(std::move(done), this); },
-        [this](const Reply& reply) {
-            if (!reply.ok()) {
-                finish(exitCodeFor(reply), reply.describe());
+    withAuthorization(
+        [this](CallDone done) {
+            m_engine->list(m_connection->name(), QStringLiteral("tools/list"), QStringLiteral("tools"), callOptions(),
+                std::move(done));
+        },
+        [this](const CallRecord& record) {
+            if (record.outcome != CallOutcome::Success) {
+                finish(exitCodeFor(record.outcome), describe(record));
                 return;
             }
-            say(tr("%1 tool(s) listed").arg(m_connection->session()->tools().size()));
+            const QList<ToolInfo> tools
+                = ToolInfo::listFromJson(record.result.toObject().value(QLatin1String("tools")).toArray());
+            say(tr("%1 tool(s) listed").arg(tools.size()));
             if (m_plan.tool.isEmpty()) {
                 finish(ExitSuccess);
                 return;
             }
-            callTool();
+            callTool(tools);
         });
 }
 
-void ConformanceClient::callTool()
+CallOptions ConformanceClient::callOptions() const
 {
-    if (!m_connection->session()->tool(m_plan.tool)) {
+    CallOptions options;
+    options.timeoutMs = RequestTimeoutMs;
+    return options;
+}
+
+void ConformanceClient::callTool(const QList<ToolInfo>& tools)
+{
+    const bool listed
+        = std::any_of(tools.begin(), tools.end(), [this](const ToolInfo& tool) { return tool.name == m_plan.tool; });
+    if (!listed) {
         finish(ExitTransportFailure,
             tr("server '%1' lists no tool '%2', which scenario '%3' calls")
                 .arg(m_connection->name(), m_plan.tool, m_scenario));
@@ -207,17 +272,17 @@ void ConformanceClient::callTool()
     }
     say(tr("calling %1").arg(m_plan.tool));
     withAuthorization(
-        [this](ReplyHandler done) {
-            RequestOptions options;
-            options.timeoutMs = RequestTimeoutMs;
-            m_connection->session()->callTool(m_plan.tool, m_plan.arguments, options, std::move(done), this);
+        [this](CallDone done) {
+            m_engine->call(m_connection->name(), QStringLiteral("tools/call"),
+                { { QStringLiteral("name"), m_plan.tool }, { QStringLiteral("arguments"), m_plan.arguments } },
+                callOptions(), std::move(done));
         },
-        [this](const Reply& reply) {
-            if (!reply.ok()) {
-                finish(exitCodeFor(reply), reply.describe());
+        [this](const CallRecord& record) {
+            if (record.outcome != CallOutcome::Success && record.outcome != CallOutcome::ToolError) {
+                finish(exitCodeFor(record.outcome), describe(record));
                 return;
             }
-            const QJsonObject result = reply.resultObject();
+            const QJsonObject result = record.result.toObject();
             printToolResult(result);
             const bool isError = result.value(QLatin1String("isError")).toBool();
             finish(isError ? ExitToolError : ExitSuccess,

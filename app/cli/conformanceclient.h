@@ -1,5 +1,7 @@
 #pragma once
 
+#include "calllog/callrecord.h"
+#include "engine/serverconnection.h"
 #include "session/clientsession.h"
 #include "session/scriptedresponder.h"
 
@@ -13,16 +15,19 @@
 
 namespace mcpscope {
 
+class Engine;
 class OAuthClient;
 class ServerConnection;
 
 /// `mcpscope-cli conformance URL`: the client side of the official MCP conformance suite
 /// (@modelcontextprotocol/conformance, which starts a scenario server and runs us against it).
 ///
-/// Drives a real ServerConnection over Streamable HTTP: initialize, tools/list, then the tool call the
-/// scenario (MCP_CONFORMANCE_SCENARIO) asks for. Server requests are answered by a ScriptedResponder; a 401,
-/// or a 403 with insufficient_scope, runs the OAuth flow (OAuthClient) and retries, at most three times per
-/// operation. Pre-registered client credentials come from MCP_CONFORMANCE_CONTEXT.
+/// Drives a real Engine with one server over Streamable HTTP: initialize, tools/list, then the tool call
+/// the scenario (MCP_CONFORMANCE_SCENARIO) asks for, each request through Engine::call. Server requests are
+/// answered by a ScriptedResponder. The engine cannot fetch credentials yet, so a connect or a call that
+/// ends for want of them (a 401, or a 403 with insufficient_scope) runs the OAuth flow (OAuthClient) here
+/// and is made again, at most three times per operation. Pre-registered client credentials come from
+/// MCP_CONFORMANCE_CONTEXT.
 ///
 /// Signals: finished once, with an ExitCode (exitcodes.h), after the session was closed.
 class ConformanceClient : public QObject
@@ -52,13 +57,15 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    using Action = std::function<void(ReplyHandler)>;
+    using CallDone = std::function<void(const CallRecord&)>;
+    using Action = std::function<void(CallDone)>;
 
     void onConnectionFailed(const QString& message);
     void onReady();
-    void callTool();
-    /// Runs action; when it fails for want of authorization, authorizes and runs it again (at most 3 times).
-    void withAuthorization(const Action& action, const ReplyHandler& done, int attempt = 0);
+    void callTool(const QList<ToolInfo>& tools);
+    CallOptions callOptions() const;
+    /// Runs action; when its call ends needing authorization, authorizes and runs it again (at most 3 times).
+    void withAuthorization(const Action& action, const CallDone& done, int attempt = 0);
     void authorizeThen(const TransportFailure& failure, std::function<void()> next);
     void applyAuthorization(ClientSession* session) const;
     void printToolResult(const QJsonObject& result);
@@ -71,11 +78,13 @@ private:
     QString m_scenario;
     Plan m_plan;
     ScriptedResponder m_responder;
+    Engine* m_engine = nullptr;
     ServerConnection* m_connection = nullptr;
     OAuthClient* m_oauth = nullptr;
     std::function<void()> m_afterAuthorization;
     int m_initializeAuthorizations = 0;
     int m_exitCode = -1;
+    bool m_planStarted = false;
     bool m_finishedEmitted = false;
 };
 

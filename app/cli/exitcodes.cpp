@@ -1,7 +1,5 @@
 #include "exitcodes.h"
 
-#include "session/clientsession.h"
-
 namespace mcpscope {
 
 QString exitCodesHelp()
@@ -26,20 +24,25 @@ int exitCodeFor(FailureKind kind)
     }
 }
 
-int exitCodeFor(const Reply& reply)
+int exitCodeFor(CallOutcome outcome)
 {
-    switch (reply.status) {
-    case Reply::Status::Ok:
+    switch (outcome) {
+    case CallOutcome::Success:
+    case CallOutcome::Pending:
         return ExitSuccess;
-    case Reply::Status::TimedOut:
+    case CallOutcome::ToolError:
+        return ExitToolError;
+    case CallOutcome::OutcomeUncertain:
+        return ExitOutcomeUncertain;
+    case CallOutcome::NeedsAuth:
+        return ExitAuthRequired;
+    case CallOutcome::BreakerOpen:
+        return ExitBreakerOpen;
+    case CallOutcome::Timeout:
         return ExitTimeout;
-    case Reply::Status::RpcError:
+    default:
         return ExitTransportFailure;
-    case Reply::Status::Failed:
-    case Reply::Status::Cancelled:
-        return exitCodeFor(reply.failure.kind());
     }
-    return ExitTransportFailure;
 }
 
 } // namespace mcpscope

@@ -1,12 +1,11 @@
 #pragma once
 
+#include "calllog/callrecord.h"
 #include "transport/transportfailure.h"
 
 #include <QString>
 
 namespace mcpscope {
-
-struct Reply;
 
 /// mcpscope-cli's exit codes; README and --help document the same table.
 enum ExitCode : int {
@@ -32,8 +31,8 @@ constexpr int exitCodeForSignal(int signal)
 /// The table above as --help prints it.
 QString exitCodesHelp();
 
-/// The exit code for a failure of this kind, and for how a request ended.
+/// The exit code for a failure of this kind (a session that could not start), and for how a call ended.
 int exitCodeFor(FailureKind kind);
-int exitCodeFor(const Reply& reply);
+int exitCodeFor(CallOutcome outcome);
 
 } // namespace mcpscope

@@ -1,5 +1,6 @@
 #include "scriptrunner.h"
 
+#include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "exitcodes.h"
 #include "fault/faultproxy.h"
@@ -33,9 +34,11 @@ std::optional<std::pair<QString, QString>> splitParallel(const QString& line)
 }
 } // namespace
 
-ScriptRunner::ScriptRunner(ServerConnection* connection, FaultProxy* proxy, QTextStream& out, QObject* parent)
+ScriptRunner::ScriptRunner(Engine* engine, const QString& server, FaultProxy* proxy, QTextStream& out, QObject* parent)
     : QObject(parent)
-    , m_connection(connection)
+    , m_engine(engine)
+    , m_server(server)
+    , m_connection(engine ? engine->connection(server) : nullptr)
     , m_proxy(proxy)
     , m_out(out)
 { }
@@ -99,27 +102,6 @@ void ScriptRunner::start()
     QTimer::singleShot(0, this, &ScriptRunner::next);
 }
 
-int ScriptRunner::exitCodeFor(CallOutcome outcome)
-{
-    switch (outcome) {
-    case CallOutcome::Success:
-    case CallOutcome::Pending:
-        return ExitSuccess;
-    case CallOutcome::ToolError:
-        return ExitToolError;
-    case CallOutcome::OutcomeUncertain:
-        return ExitOutcomeUncertain;
-    case CallOutcome::NeedsAuth:
-        return ExitAuthRequired;
-    case CallOutcome::BreakerOpen:
-        return ExitBreakerOpen;
-    case CallOutcome::Timeout:
-        return ExitTimeout;
-    default:
-        return ExitTransportFailure;
-    }
-}
-
 void ScriptRunner::print(QJsonObject object, int exitCode)
 {
     const auto& [line, text] = m_steps.at(m_index);
@@ -136,7 +118,7 @@ void ScriptRunner::runCall(const QString& method, const QJsonObject& params, con
 {
     CallOptions options;
     options.timeoutMs = m_timeoutMs;
-    m_connection->call(method, params, options, [tool, done](const CallRecord& record) {
+    m_engine->call(m_server, method, params, options, [tool, done](const CallRecord& record) {
         QJsonArray sessions;
         for (const CallAttempt& attempt : record.attempts)
             sessions.append(attempt.sessionId);
@@ -160,7 +142,7 @@ void ScriptRunner::next()
         Q_EMIT finished(m_lastFailure);
         return;
     }
-    if (!m_connection) {
+    if (!m_engine || !m_connection) {
         Q_EMIT finished(ExitTransportFailure);
         return;
     }

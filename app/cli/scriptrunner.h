@@ -11,6 +11,7 @@
 
 namespace mcpscope {
 
+class Engine;
 class FaultProxy;
 class ServerConnection;
 
@@ -28,14 +29,13 @@ class ScriptRunner : public QObject
 {
     Q_OBJECT
 public:
-    ScriptRunner(ServerConnection* connection, FaultProxy* proxy, QTextStream& out, QObject* parent = nullptr);
+    /// Calls go through engine->call() to server; the manual steps act on server's connection.
+    ScriptRunner(Engine* engine, const QString& server, FaultProxy* proxy, QTextStream& out, QObject* parent = nullptr);
 
     void setTimeoutMs(qint64 timeoutMs) { m_timeoutMs = timeoutMs; }
     /// Parses the script; false with *error (naming the line) when a step is malformed.
     bool load(const QString& script, QString* error);
     void start();
-
-    static int exitCodeFor(CallOutcome outcome);
 
 Q_SIGNALS:
     void finished(int exitCode);
@@ -50,6 +50,8 @@ private:
     void print(QJsonObject object, int exitCode);
     void runCall(const QString& method, const QJsonObject& params, const QString& tool, StepDone done);
 
+    QPointer<Engine> m_engine;
+    QString m_server;
     QPointer<ServerConnection> m_connection;
     QPointer<FaultProxy> m_proxy;
     QTextStream& m_out;
