@@ -16,6 +16,7 @@
 #include <QDialog>
 #include <QDir>
 #include <QDockWidget>
+#include <QJsonObject>
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QTableView>
@@ -23,6 +24,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace mcpscope {
 
@@ -119,10 +121,13 @@ void ScreenshotDriver::step3Uncertain()
     http->noteEvent(QStringLiteral("action"), tr("armed fault expire-after ×1"));
     auto done = std::make_shared<bool>(false);
     m_window->selectTool(QStringLiteral("toggle-simulated-logging"));
-    http->callTool(QStringLiteral("toggle-simulated-logging"), {}, {}, [this, done](const CallRecord& record) {
-        m_uncertainCall = record.callId;
-        *done = true;
-    });
+    m_window->engine()->call(HttpServer, QStringLiteral("tools/call"),
+        { { QStringLiteral("name"), QStringLiteral("toggle-simulated-logging") },
+            { QStringLiteral("arguments"), QJsonObject() } },
+        {}, [this, done](const CallRecord& record) {
+            m_uncertainCall = record.callId;
+            *done = true;
+        });
     waitUntil([done] { return *done; }, 30000,
         [this] {
             m_window->selectCall(m_uncertainCall);
@@ -146,7 +151,10 @@ void ScreenshotDriver::step4Retried()
     http->noteEvent(QStringLiteral("action"), tr("armed fault expire-after ×1"));
     auto done = std::make_shared<bool>(false);
     m_window->selectTool(QStringLiteral("echo"));
-    http->callTool(QStringLiteral("echo"), { { QStringLiteral("message"), QStringLiteral("read across an expiry") } },
+    m_window->engine()->call(HttpServer, QStringLiteral("tools/call"),
+        { { QStringLiteral("name"), QStringLiteral("echo") },
+            { QStringLiteral("arguments"),
+                QJsonObject { { QStringLiteral("message"), QStringLiteral("read across an expiry") } } } },
         {}, [this, done](const CallRecord& record) {
             m_retriedCall = record.callId;
             *done = true;
@@ -203,7 +211,7 @@ void ScreenshotDriver::step6OpenedLog()
                 save(viewer, QStringLiteral("opened-log.png"));
                 viewer->close();
                 std::fprintf(stderr, "screenshots written to %s\n", qPrintable(m_directory));
-                Q_EMIT finished(0);
+                Q_EMIT finished(EXIT_SUCCESS);
             });
         });
         m_window->openLogFile(path);
@@ -223,7 +231,7 @@ void ScreenshotDriver::fail(const QString& why)
     std::fprintf(stderr, "make screenshot: %s\n", qPrintable(why));
     if (m_window)
         save(m_window, QStringLiteral("failure.png"));
-    Q_EMIT finished(1);
+    Q_EMIT finished(EXIT_FAILURE);
 }
 
 } // namespace mcpscope

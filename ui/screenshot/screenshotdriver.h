@@ -14,8 +14,8 @@ class ServerConnection;
 /// `make screenshot`: drives the real app through the demo sequence (connect both demo servers,
 /// call echo, arm expire-after, call a write tool, call a read-only tool, open the breaker) and
 /// saves PNGs of the main window, the tools table, two call timelines and the calls exported as
-/// JSONL and opened read-only. finished(0) when all
-/// were written; a non-zero code names the step that failed on stderr.
+/// JSONL and opened read-only. finished(EXIT_SUCCESS) when all were written; EXIT_FAILURE after
+/// naming the step that failed on stderr.
 class ScreenshotDriver : public QObject
 {
     Q_OBJECT
