@@ -62,6 +62,8 @@ private Q_SLOTS:
     void jsonOutputIsOneObjectPerCommand();
     void serverStderrGoesToFile();
     void toolsShowsANameListedTwiceAsWriteCapable();
+    void toolsOnExpiryFollowsTheIdempotentReplayPolicy_data();
+    void toolsOnExpiryFollowsTheIdempotentReplayPolicy();
 
 private:
     QTemporaryDir m_dir;
@@ -317,6 +319,47 @@ void TestCliBadInput::toolsShowsANameListedTwiceAsWriteCapable()
     // A read-only tool listed once is still retried.
     const QByteArray read = run.out.mid(run.out.indexOf("read\n")).split('\n').value(3);
     QVERIFY2(read.contains("on expiry:   retry once"), run.report());
+}
+
+void TestCliBadInput::toolsOnExpiryFollowsTheIdempotentReplayPolicy_data()
+{
+    QTest::addColumn<bool>("idempotentReplay");
+    QTest::addColumn<QByteArray>("setOnExpiry"); ///< the "on expiry" line of the idempotent tool "set"
+    QTest::newRow("policy off: an idempotent write is not replayed")
+        << false << QByteArray("on expiry:   no replay (outcome uncertain)");
+    QTest::newRow("policy on: an idempotent write is retried once") << true << QByteArray("on expiry:   retry once");
+}
+
+// RECOVERY.md §2: `tools` says what the engine would do, so it reads the same predicate and the same
+// idempotent-replay policy (from the workspace) as the decision table.
+void TestCliBadInput::toolsOnExpiryFollowsTheIdempotentReplayPolicy()
+{
+    QFETCH(bool, idempotentReplay);
+    QFETCH(QByteArray, setOnExpiry);
+    const QJsonObject ledger { { u"command"_s, QStringLiteral(MCPSCOPE_NODE) },
+        { u"args"_s,
+            QJsonArray { QString(QStringLiteral(MCPSCOPE_PEERS_DIR) + u"/ledger-peer.mjs"_s), u"stdio"_s,
+                m_dir.filePath(u"policy-ledger.jsonl"_s) } },
+        { u"idempotentReplay"_s, idempotentReplay } };
+    const QString workspace = m_dir.filePath(u"policy.mcpscope.json"_s);
+    QFile file(workspace);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QJsonDocument(
+        QJsonObject { { u"mcpscopeWorkspace"_s, 1 }, { u"servers"_s, QJsonObject { { u"ledger"_s, ledger } } } })
+                   .toJson());
+    file.close();
+
+    const CliRun run = runCli({ u"--server"_s, u"ledger"_s, u"--config"_s, workspace, u"tools"_s });
+    QVERIFY2(run.finished && run.exitStatus == QProcess::NormalExit && run.exitCode == 0, run.report());
+    // Each tool is a block: its name on a line of its own, then its "on expiry" line.
+    const QByteArray out = '\n' + run.out;
+    auto onExpiry = [&out](const QByteArray& tool) {
+        const qsizetype at = out.indexOf(QByteArray('\n' + tool + '\n'));
+        return at < 0 ? QByteArray() : out.mid(out.indexOf("on expiry:", at)).split('\n').first();
+    };
+    QCOMPARE(onExpiry("set"), setOnExpiry);
+    // The policy widens replay to idempotent tools only: a plain write stays write-capable.
+    QCOMPARE(onExpiry("write"), QByteArray("on expiry:   no replay (outcome uncertain)"));
 }
 
 QTEST_GUILESS_MAIN(TestCliBadInput)
