@@ -210,8 +210,8 @@ void ConformanceClient::authorizeThen(const TransportFailure& failure, std::func
 
 void ConformanceClient::withAuthorization(const Action& action, const CallDone& done, int attempt)
 {
-    // The engine's R2/R3 can only reconnect: it has no credentials to fetch. This loop is the one
-    // place that authorizes and sends a request again, and only for a call that ended needing it.
+    // The engine's R2/R3 can only reconnect: it has no credentials to fetch. So a call that ended
+    // needing authorization is authorized here and made again, as a new call with its own record.
     action([this, action, done, attempt](const CallRecord& record) {
         if (!needsAuthorization(record) || attempt >= MaxAuthorizations || m_exitCode >= 0) {
             done(record);
