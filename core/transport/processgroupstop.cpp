@@ -22,8 +22,11 @@ ProcessGroupStop::ProcessGroupStop(QProcess* process, qint64 group, QObject* par
 
 ProcessGroupStop::~ProcessGroupStop()
 {
-    if (!m_finished && m_group > 0)
-        signalGroup(m_group, SIGKILL);
+    if (m_finished || m_group <= 0)
+        return;
+    // Destroyed before the leader's exit was seen: the program is exiting, with no event loop left
+    // to report it. What is left of the group dies now; QProcess reaps a leader it still holds.
+    signalGroup(m_group, SIGKILL);
 }
 
 void ProcessGroupStop::stop(int termAfterMs, int graceMs)
