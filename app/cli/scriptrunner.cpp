@@ -4,6 +4,7 @@
 #include "engine/serverconnection.h"
 #include "exitcodes.h"
 #include "fault/faultproxy.h"
+#include "fault/stdiofault.h"
 #include "recovery/circuitbreaker.h"
 #include "recovery/reconnector.h"
 
@@ -257,15 +258,9 @@ void ScriptRunner::runStep(const QString& text, StepDone done)
         out.insert(QStringLiteral("fault"), name);
         out.insert(QStringLiteral("count"), count);
         const bool stdio = m_connection->activeTransport() == TransportKind::Stdio;
-        if (stdio
-            && (name == QLatin1String("kill-after-write") || name == QLatin1String("close-stdin")
-                || name == QLatin1String("delay"))) {
-            const ServerConnection::StdioFault fault = name == QLatin1String("kill-after-write")
-                ? ServerConnection::StdioFault::KillAfterWrite
-                : name == QLatin1String("close-stdin") ? ServerConnection::StdioFault::CloseStdin
-                                                       : ServerConnection::StdioFault::Delay;
+        if (const std::optional<StdioFault> fault = stdio ? StdioFaultNames.fromName(name) : std::nullopt) {
             for (int i = 0; i < count; ++i)
-                m_connection->armStdioFault(fault, delayMs);
+                m_connection->armStdioFault(*fault, delayMs);
             done(out, ExitSuccess);
             return;
         }

@@ -4,21 +4,24 @@
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
 #include "fault/faultproxy.h"
+#include "fault/stdiofault.h"
 #include "session/clientsession.h"
 
 #include <QHash>
 #include <QObject>
 #include <QPointer>
-#include <QProcess>
 
 #include <functional>
 #include <memory>
 
 namespace mcpscope {
 
+class CallRunner;
 class CircuitBreaker;
 class FaultProxy;
+class LocalServerLauncher;
 class Reconnector;
+class StdioFaultInjector;
 
 /// Options for one call through the recovery machinery.
 struct CallOptions
@@ -28,7 +31,8 @@ struct CallOptions
 };
 
 /// One configured server and its live session, with the recovery machinery of RECOVERY.md:
-/// the circuit breaker, the reconnector and the decision table, applied to every call.
+/// the circuit breaker, the reconnector and the decision table, applied to every call (each call
+/// runs in a CallRunner of its own).
 ///
 /// Signals: stateChanged through setState() only; ready when a session finished initialize (and
 /// listed its tools); failed with a message naming the server; callUpdated on every change of a
@@ -51,8 +55,6 @@ public:
     };
     Q_ENUM(State)
 
-    enum class StdioFault { KillAfterWrite, CloseStdin, Delay };
-
     explicit ServerConnection(ServerConfig config, QObject* parent = nullptr);
     ~ServerConnection() override;
 
@@ -64,6 +66,7 @@ public:
     void setResponder(ClientResponder* responder);
 
     State state() const { return m_state; }
+    /// The stable name of a state ("needs_auth"), as logs and the CLI print it.
     static QString stateName(State state);
     ClientSession* session() const { return m_session; }
     QString sessionId() const { return m_session ? m_session->sessionId() : QString(); }
@@ -100,7 +103,7 @@ public:
     void armStdioFault(StdioFault fault, int delayMs = 0);
     void openBreaker();
     void resetBreaker();
-    int pendingStdioFaults() const { return int(m_stdioFaults.size()); }
+    int pendingStdioFaults() const;
     /// Records a fault or action on the timeline of every call in flight and emits actionLogged.
     void noteEvent(const QString& kind, const QString& text);
     int callsInFlight() const { return int(m_calls.size()); }
@@ -122,24 +125,15 @@ protected:
     void connectNotify(const QMetaMethod& signal) override;
 
 private:
-    struct Call;
-
     void setState(State state);
+    /// Records the error, enters Failed and emits failed.
+    void fail(const QString& message);
     void applyBreakerSettings();
     void startSession(TransportKind kind);
-    void startLauncher();
-    void waitForLauncherPort(int attemptsLeft);
-    void stopLauncher();
     void retire(ClientSession* old);
     bool fallBackToLegacySse();
     void onSessionState(ClientSession::State state);
     void reconnectSession(std::function<void(bool, const QString&, const QString&)> done);
-    void startAttempt(const std::shared_ptr<Call>& call);
-    void onAttemptReply(const std::shared_ptr<Call>& call, const Reply& reply);
-    void healThen(const std::shared_ptr<Call>& call, qint64 waitMs, std::function<void(bool healed)> next);
-    void finishCall(const std::shared_ptr<Call>& call, CallOutcome outcome);
-    void publish(const std::shared_ptr<Call>& call);
-    qint64 remainingMs(const Call& call) const;
 
     ServerConfig m_config;
     quint64 m_generation = 1;
@@ -150,24 +144,14 @@ private:
     QString m_lastError;
     QUrl m_endpointOverride;
     QPointer<FaultProxy> m_proxy;
-    QPointer<QProcess> m_launcher;
+    LocalServerLauncher* m_launcher = nullptr;
     bool m_trafficWatched = false;
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
-    QHash<QString, std::shared_ptr<Call>> m_calls;
-    /// The wire exchange of each request just settled, by (session serial, request id key). A
-    /// transport reports it right before the answer, so onAttemptReply takes it at once; entries
-    /// of requests made outside call() (initialize, tools/list) are dropped in bulk.
-    QHash<QPair<quint64, QString>, WireExchange> m_wire;
-    quint64 m_sessionSerial = 0;
+    QHash<QString, CallRunner*> m_calls;
     /// Keeps this server's credentials out of the wire exchanges call records carry.
     Redactor m_redactor;
-    struct ArmedStdioFault
-    {
-        StdioFault fault;
-        int delayMs;
-    };
-    QList<ArmedStdioFault> m_stdioFaults;
+    StdioFaultInjector* m_stdioFaults = nullptr;
 };
 
 } // namespace mcpscope

@@ -55,6 +55,14 @@ ClientSession::ClientSession(std::unique_ptr<Transport> transport, Options optio
         if (it != m_pending.end())
             it->written = true;
     });
+    if (m_options.recordExchanges) {
+        // Reported right before the signal that settles the request, so its Reply takes it along.
+        connect(t, &Transport::exchangeRecorded, this, [this](const QJsonValue& id, const WireExchange& exchange) {
+            const auto it = m_pending.find(idKey(id));
+            if (it != m_pending.end())
+                it->exchange = exchange;
+        });
+    }
     connect(t, &Transport::requestFailed, this, &ClientSession::onRequestFailed);
     connect(t, &Transport::channelFailed, this, &ClientSession::onChannelFailed);
     connect(t, &Transport::malformedMessage, this, &ClientSession::onMalformed);
@@ -300,6 +308,7 @@ void ClientSession::finish(const QString& key, Reply reply)
     if (reply.method.isEmpty())
         reply.method = pending.method;
     reply.written = reply.written || pending.written;
+    reply.exchange = std::move(pending.exchange);
     if (!(pending.hasContext && !pending.context) && pending.done)
         pending.done(reply);
     if (m_pending.isEmpty())

@@ -56,6 +56,9 @@ struct Reply
     TransportFailure failure;
     bool written = false; ///< the request's bytes had been handed to the peer
     qint64 elapsedMs = 0;
+    /// What went over the wire for the request, when the session records exchanges and the
+    /// transport reported it before the request settled.
+    WireExchange exchange;
 
     bool ok() const { return status == Status::Ok; }
     QJsonObject resultObject() const { return result.toObject(); }
@@ -99,6 +102,8 @@ public:
         int keepaliveIntervalSec = 0;
         QString clientName = QStringLiteral("mcpscope");
         QString clientTitle = QStringLiteral("McpScope");
+        /// Attach each request's wire exchange to its Reply (costs copies nobody else wants).
+        bool recordExchanges = false;
     };
 
     static const QStringList& supportedProtocolVersions(); ///< newest first; the first is offered
@@ -183,6 +188,7 @@ private:
         bool hasContext = false;
         bool written = false;
         QString method;
+        WireExchange exchange;
     };
     struct Queued
     {

@@ -7,13 +7,14 @@
 #include <QPointer>
 #include <QProcess>
 #include <QStringList>
-#include <QTimer>
 
 #include <deque>
 
 class QSocketNotifier;
 
 namespace mcpscope {
+
+class ProcessGroupStop;
 
 /// MCP over a child process's stdin/stdout: one UTF-8 JSON message per line. stderr is log text.
 ///
@@ -42,19 +43,20 @@ public:
     void send(const JsonRpcMessage& message) override;
     void close() override;
     void abort() override;
-    /// Stops the child's process group (SIGSTOP), so a following abort() lands before it reads anything:
-    /// what kill-after-write needs to be deterministic.
-    void suspend();
+    /// Stops the child's process group (SIGSTOP).
+    void suspendPeer() override;
     QString sessionId() const override;
 
     qint64 processId() const;
-    /// Closes the child's stdin without shutting down (a fault the user can trigger).
-    void closeStdin();
+    /// Closes the child's stdin without shutting down; what is still queued goes out first.
+    void closeWriteChannel() override;
 
     /// The environment a child gets: HOME, LOGNAME, PATH, SHELL, TERM and USER from ours, plus extra.
     static QProcessEnvironment childEnvironment(const QMap<QString, QString>& extra);
 
 private:
+    static constexpr qsizetype ReadChunkBytes = 64 * 1024;
+
     void onReadable();
     void onWritable();
     void readStdout(int maxReads);
@@ -75,7 +77,6 @@ private:
     void handleOversizedLine();
     void signalGroup(int signal);
     void finishClose();
-    bool groupAlive() const;
     /// Emits exchangeRecorded for the request with this id, if it is one we recorded.
     void settleWire(const QJsonValue& id, const StdioLine& answer);
 
@@ -112,8 +113,7 @@ private:
         StdioLine line;
     };
     QHash<QString, RecordedRequest> m_wireRequests; ///< request lines awaiting their answer (while recording)
-    QTimer m_shutdownTimer;
-    int m_shutdownStep = 0;
+    ProcessGroupStop* m_stop = nullptr; ///< the shutdown close() began
     bool m_closing = false;
     bool m_failedReported = false;
     bool m_closedEmitted = false;

@@ -47,8 +47,9 @@ public:
     QString sessionId() const override { return m_sessionId.isEmpty() ? m_localIdentity : m_sessionId; }
     void setProtocolVersion(const QString& version) override;
     void forgetSession() override { m_sessionId.clear(); }
+    bool hasServerSession() const override { return true; }
     /// Asks the server to end the session (DELETE) without closing the transport.
-    void terminateSession();
+    void terminateSession() override;
 
     /// Adds the configured headers, session id and protocol version. Credentials are read per request.
     void setAuthorization(const QByteArray& value) { m_authorization = value; }

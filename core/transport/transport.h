@@ -44,6 +44,17 @@ public:
     virtual void setProtocolVersion(const QString& version) { Q_UNUSED(version) }
     /// Forgets the session id without telling the server (the client-side expiry action).
     virtual void forgetSession() { }
+    /// Whether the server keeps a session for this channel that it can be asked to end (Streamable
+    /// HTTP): what the expiry actions need.
+    virtual bool hasServerSession() const { return false; }
+    /// Asks the server to end the session (the server-side expiry action).
+    virtual void terminateSession() { }
+    /// Freezes the peer, so that a following abort() lands before it reads anything (stdio: SIGSTOP
+    /// to the child's process group): what the kill-after-write fault needs to be deterministic.
+    virtual void suspendPeer() { }
+    /// Closes the direction towards the peer without shutting down, after what is already queued
+    /// (stdio: the child's stdin): the close-stdin fault.
+    virtual void closeWriteChannel() { }
 
 Q_SIGNALS:
     void opened();

@@ -82,7 +82,7 @@ struct PlannedCall
     QJsonObject arguments;
     qint64 timeoutMs = 0;
     std::optional<FaultProxy::FaultKind> httpFault;
-    std::optional<ServerConnection::StdioFault> stdioFault;
+    std::optional<StdioFault> stdioFault;
     QString faultName; ///< empty: no fault
 };
 
@@ -146,12 +146,10 @@ QList<PlannedCall> makePlan(const Config& config, std::mt19937_64& rng, QList<in
                 call.httpFault = kinds[std::uniform_int_distribution<int>(0, int(std::size(kinds)) - 1)(rng)];
                 call.faultName = FaultProxy::kindName(*call.httpFault);
             } else {
-                using F = ServerConnection::StdioFault;
-                static const F faults[] = { F::KillAfterWrite, F::CloseStdin, F::Delay };
-                static const char* const names[] = { "kill-after-write", "close-stdin", "delay" };
-                const int which = std::uniform_int_distribution<int>(0, 2)(rng);
-                call.stdioFault = faults[which];
-                call.faultName = QString::fromLatin1(names[which]);
+                const int which
+                    = std::uniform_int_distribution<int>(0, int(std::size(StdioFaultEntries)) - 1)(rng);
+                call.stdioFault = StdioFaultEntries[which].value;
+                call.faultName = StdioFaultEntries[which].name.toString();
             }
         }
         plan.append(call);

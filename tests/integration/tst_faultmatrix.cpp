@@ -315,7 +315,7 @@ void TestFaultMatrix::stdioKillAfterWrite()
     Rig rig;
     QVERIFY(rig.start(QStringLiteral("stdio")));
     const QString firstPid = rig.connection->sessionId();
-    rig.connection->armStdioFault(ServerConnection::StdioFault::KillAfterWrite);
+    rig.connection->armStdioFault(StdioFault::KillAfterWrite);
     const CallRecord record = rig.call(tool);
     QCOMPARE(outcomeName(record.outcome), outcome);
     QCOMPARE(record.rule, rule);
@@ -609,7 +609,7 @@ void TestFaultMatrix::recordsOfTheRunsRoundTrip()
     {
         Rig rig;
         QVERIFY(rig.start(QStringLiteral("stdio")));
-        rig.connection->armStdioFault(ServerConnection::StdioFault::KillAfterWrite);
+        rig.connection->armStdioFault(StdioFault::KillAfterWrite);
         records.append(rig.call(QStringLiteral("write"), note));
         records.append(rig.call(QStringLiteral("read")));
     }

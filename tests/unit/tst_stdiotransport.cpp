@@ -528,7 +528,7 @@ void TestStdioTransport::closeStdinFlushesWhatIsQueued()
     constexpr qsizetype Big = 1024 * 1024;
     transport.send(bigRequest(1, Big));
     transport.send(JsonRpcMessage::request(2, u"last"_s));
-    transport.closeStdin();
+    transport.closeWriteChannel();
     transport.send(JsonRpcMessage::request(3, u"after-close"_s)); // goes nowhere, like QProcess's closed channel
 
     QVERIFY(waitForCount(spies.failed, 1, LongWaitMs));

@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
+#include "fault/stdiofault.h"
 #include "models/callsfilterproxy.h"
 #include "models/callsmodel.h"
 #include "models/callsmodeldefs.h"
@@ -100,7 +101,6 @@ private:
 
 const char* const HttpFaults[] = { "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream",
     "close-before-head", "rst-before-head" };
-const char* const StdioFaults[] = { "kill-after-write", "close-stdin", "delay" };
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -735,8 +735,8 @@ void MainWindow::refreshFaultBar()
     m_faultKind->blockSignals(true);
     m_faultKind->clear();
     if (stdio) {
-        for (const char* name : StdioFaults)
-            m_faultKind->addItem(QString::fromLatin1(name));
+        for (const EnumName<StdioFault>& fault : StdioFaultEntries)
+            m_faultKind->addItem(fault.name.toString());
     } else if (c && c->faultProxy()) {
         for (const char* name : HttpFaults)
             m_faultKind->addItem(QString::fromLatin1(name));
@@ -764,9 +764,7 @@ void MainWindow::armFault()
         return;
     const QString name = m_faultKind->currentText();
     if (c->activeTransport() == TransportKind::Stdio) {
-        const auto kind = name == QLatin1String("kill-after-write") ? ServerConnection::StdioFault::KillAfterWrite
-            : name == QLatin1String("close-stdin")                  ? ServerConnection::StdioFault::CloseStdin
-                                                                    : ServerConnection::StdioFault::Delay;
+        const StdioFault kind = StdioFaultNames.fromName(name).value_or(StdioFault::Delay);
         for (int i = 0; i < m_faultCount->value(); ++i)
             c->armStdioFault(kind, m_faultDelay->value());
     } else if (FaultProxy* proxy = c->faultProxy()) {

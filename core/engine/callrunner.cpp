@@ -1,0 +1,419 @@
+#include "callrunner.h"
+
+#include "calllog/redactor.h"
+#include "fault/stdiofaultinjector.h"
+#include "recovery/circuitbreaker.h"
+#include "recovery/failureclassifier.h"
+#include "recovery/outcomemapping.h"
+#include "recovery/reconnector.h"
+#include "recovery/retrypolicy.h"
+#include "recovery/routingguard.h"
+#include "serverconnection.h"
+
+#include <QDateTime>
+#include <QTimer>
+#include <QUuid>
+
+namespace mcpscope {
+
+namespace {
+/// The reverse-DNS _meta key of attempt identity (RECOVERY.md §7): a retry keeps the call id.
+const QString AttemptMetaKey = QStringLiteral("io.github.mcpscope/attempt");
+constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
+constexpr qint64 AuthWaitMs = 10000; // R2 (bifrost MCPSharedAuthRetryReconnectBudget)
+
+qint64 wallClock()
+{
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+/// RECOVERY.md §2: a tools/call is judged by its snapshot and by the newest listing of the session
+/// the decision is about, never by the snapshot alone.
+RequestTools requestTools(
+    bool isToolCall, const ToolListing& snapshot, const QString& tool, const ClientSession* session)
+{
+    if (!isToolCall)
+        return RequestTools::notATool();
+    return RequestTools::toolCall(snapshot, session ? session->listing(tool) : ToolListing {});
+}
+} // namespace
+
+CallRunner::CallRunner(ServerConnection* connection, const Redactor* redactor, StdioFaultInjector* faults,
+    const QString& method, const QJsonObject& params, const CallOptions& options,
+    std::function<void(const CallRecord&)> done)
+    : QObject(connection)
+    , m_connection(connection)
+    , m_redactor(redactor)
+    , m_faults(faults)
+    , m_params(params)
+    , m_onProgress(options.onProgress)
+    , m_done(std::move(done))
+    , m_requestId(std::make_shared<QJsonValue>(QJsonValue::Undefined))
+{
+    const ServerConfig& config = connection->config();
+    m_isToolCall = method == QLatin1String("tools/call");
+    m_generation = connection->generation();
+    m_timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : config.requestTimeoutMs;
+    m_clock.start();
+    CallRecord& r = m_record;
+    r.callId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    r.server = config.name;
+    r.transport = transportKindName(connection->activeTransport());
+    r.method = method;
+    r.startedAt = wallClock();
+    r.policy = { { QStringLiteral("idempotentReplay"), config.idempotentReplay },
+        { QStringLiteral("breakerThreshold"), config.breakerThreshold },
+        { QStringLiteral("breakerCooldownSec"), config.breakerCooldownSec },
+        { QStringLiteral("countToolErrors"), config.countToolErrors } };
+    if (m_isToolCall) {
+        r.tool = params.value(QLatin1String("name")).toString();
+        r.arguments = params.value(QLatin1String("arguments")).toObject();
+        ClientSession* session = connection->session();
+        m_snapshot = session ? session->listing(r.tool) : ToolListing {};
+        r.toolListed = m_snapshot.listed;
+        if (m_snapshot.listed)
+            r.annotations = m_snapshot.annotations;
+    } else {
+        r.arguments = params;
+    }
+}
+
+void CallRunner::start()
+{
+    publish();
+    CircuitBreaker* breaker = m_connection->breaker();
+    if (!breaker->allowRequest()) {
+        const QString message = breaker->openMessage(m_connection->name());
+        const Decision d = RetryPolicy::breakerOpen(message);
+        m_record.decisions.append({ 0, d.rule, RetryPolicy::actionName(d.action), d.reason });
+        m_record.rule = d.rule;
+        m_record.error = { { QStringLiteral("message"), message },
+            { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+        finish(CallOutcome::BreakerOpen);
+        return;
+    }
+    ClientSession* session = m_connection->session();
+    if (!session || session->state() == ClientSession::State::Closed)
+        m_connection->connectToServer();
+    startAttempt();
+}
+
+void CallRunner::startAttempt()
+{
+    if (m_finished)
+        return;
+    CallRecord& r = m_record;
+    CallAttempt attempt;
+    attempt.number = int(r.attempts.size()) + 1;
+    attempt.sessionId = m_connection->sessionId();
+    attempt.sentAt = wallClock();
+    r.attempts.append(attempt);
+    publish();
+
+    RequestOptions ro;
+    ro.timeoutMs = std::max<qint64>(1, m_timeoutMs - m_clock.elapsed());
+    ro.onProgress = m_onProgress;
+    if (m_isToolCall)
+        ro.meta.insert(AttemptMetaKey,
+            QJsonObject { { QStringLiteral("callId"), r.callId }, { QStringLiteral("attempt"), attempt.number } });
+
+    if (m_connection->activeTransport() == TransportKind::Stdio) {
+        if (const std::optional<int> delay = m_faults->takeDelay()) {
+            QTimer::singleShot(*delay, this, [this, ro] { send(ro); });
+            return;
+        }
+    }
+    send(ro);
+}
+
+void CallRunner::send(const RequestOptions& ro)
+{
+    if (m_finished)
+        return;
+    ClientSession* session = m_connection->session();
+    if (!session) {
+        Reply reply;
+        reply.status = Reply::Status::Failed;
+        reply.failure.event = TransportEvent::NotSent;
+        reply.failure.message = m_connection->lastError();
+        onAttemptReply(reply);
+        return;
+    }
+    // The session the request really goes out on (a delay fault may have let a reconnect happen).
+    if (!m_record.attempts.isEmpty())
+        m_record.attempts.last().sessionId = session->sessionId();
+    const auto request = [this, session, &ro] {
+        *m_requestId = QJsonValue(QJsonValue::Undefined);
+        m_session = session;
+        const QJsonValue id = session->request(
+            m_record.method, m_params, ro, [this](const Reply& reply) { onAttemptReply(reply); }, this);
+        *m_requestId = id;
+        if (!m_record.attempts.isEmpty() && m_record.attempts.last().requestId.isEmpty())
+            m_record.attempts.last().requestId = idKey(id).mid(1);
+    };
+    if (m_connection->activeTransport() == TransportKind::Stdio)
+        m_faults->sendWithNextFault(session->transport(), session->isReady(), m_requestId, request);
+    else
+        request();
+}
+
+qint64 CallRunner::remainingMs() const
+{
+    return std::max<qint64>(0, m_timeoutMs - m_clock.elapsed());
+}
+
+void CallRunner::onAttemptReply(const Reply& reply)
+{
+    if (m_finished)
+        return;
+    CallRecord& r = m_record;
+    CallAttempt& attempt = r.attempts.last();
+    attempt.endedAt = wallClock();
+    if (!reply.exchange.isEmpty()) {
+        attempt.exchange = reply.exchange;
+        m_redactor->redactExchange(attempt.exchange);
+    }
+    attempt.written = reply.written;
+    attempt.httpStatus = reply.failure.httpStatus;
+    // A stdio child that died with the request in flight: the record names how it ended.
+    if (reply.status == Reply::Status::Failed && reply.failure.crashed)
+        attempt.signal = reply.failure.exitCode;
+    else if (reply.status == Reply::Status::Failed && reply.failure.exitCode >= 0)
+        attempt.exitCode = reply.failure.exitCode;
+    // When the answer began to arrive: the wire exchange knows (HTTP response start, stdio answer line).
+    for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
+        if (http.firstByteAt > 0) {
+            attempt.firstByteAt = http.firstByteAt;
+            break;
+        }
+    }
+    for (const StdioLine& line : std::as_const(attempt.exchange.stdio)) {
+        if (!line.outgoing && attempt.firstByteAt == 0)
+            attempt.firstByteAt = line.at;
+    }
+    if (attempt.firstByteAt == 0 && (reply.status == Reply::Status::Ok || reply.status == Reply::Status::RpcError))
+        attempt.firstByteAt = attempt.endedAt;
+    CircuitBreaker* breaker = m_connection->breaker();
+    if (reply.status == Reply::Status::Cancelled) {
+        attempt.error = reply.describe();
+        breaker->releaseProbe();
+        finish(CallOutcome::Cancelled);
+        return;
+    }
+    const std::optional<ClassifiedFailure> failure = FailureClassifier::classify(reply, m_isToolCall);
+    if (!failure) {
+        r.result = reply.result;
+        breaker->recordSuccess();
+        finish(CallOutcome::Success);
+        return;
+    }
+    attempt.failureKind = failure->kind;
+    attempt.verdict = failure->verdict;
+    ClientSession* current = m_connection->session();
+    // The server said it no longer knows this session: a DELETE for it on retire would only
+    // compete with the reconnect for the server's time.
+    if (failure->kind == FailureKind::SessionExpired && current && current->sessionId() == attempt.sessionId)
+        current->transport()->forgetSession();
+    attempt.error
+        = reply.status == Reply::Status::Ok ? tr("the tool reported an error (isError: true)") : reply.describe();
+    if (failure->kind == FailureKind::ToolError)
+        r.result = reply.result;
+    if (reply.status == Reply::Status::RpcError)
+        r.error = reply.error.toJson();
+    else if (reply.status != Reply::Status::Ok)
+        r.error = { { QStringLiteral("message"), reply.describe() },
+            { QStringLiteral("failureKind"), failureKindName(failure->kind) } };
+
+    PolicySettings settings;
+    settings.idempotentReplay = m_connection->config().idempotentReplay;
+    // The newest listing of the session the attempt went out on (a list_changed re-list during the
+    // call counts); the snapshot alone would let a tool that turned into a writer be replayed.
+    const RequestTools tools = requestTools(m_isToolCall, m_snapshot, r.tool, m_session ? m_session.data() : current);
+    const Decision d = RetryPolicy::decide(*failure, tools, attempt.number, settings);
+    r.decisions.append({ attempt.number, d.rule, RetryPolicy::actionName(d.action), d.reason });
+    r.rule = d.rule;
+    publish();
+
+    const bool strikeIsToolError = failure->kind == FailureKind::ToolError;
+    auto retryIfStillRouted = [this](bool healed, CallOutcome otherwise) {
+        if (m_finished)
+            return;
+        // Routing guard (RECOVERY.md §4): the configuration changed or the tool vanished → no retry.
+        // A session still listing its tools has not lost the tool; only a finished list can say so.
+        ClientSession* session = m_connection->session();
+        RoutingFacts facts;
+        facts.callGeneration = m_generation;
+        facts.currentGeneration = m_connection->generation();
+        facts.isToolCall = m_isToolCall;
+        facts.hasSession = session;
+        facts.toolsListed = session && session->toolsListed();
+        facts.toolListed = session && session->tool(m_record.tool);
+        const bool routed = stillRouted(facts);
+        if (healed && routed) {
+            startAttempt();
+            return;
+        }
+        if (healed && !routed)
+            m_record.decisions.append({ int(m_record.attempts.size()), m_record.rule, QStringLiteral("stop"),
+                tr("The server's configuration or tool list changed during the reconnect, so the call was not "
+                   "retried.") });
+        m_connection->breaker()->recordFailure(false);
+        finish(otherwise);
+    };
+
+    switch (d.action) {
+    case RecoveryAction::RetryOnce:
+        if (current && current->isReady() && !m_connection->reconnector()->isRunning()) {
+            startAttempt();
+        } else {
+            healThen(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)),
+                [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NotDispatched); });
+        }
+        return;
+    case RecoveryAction::ReconnectThenRetry:
+        healThen(ReconnectWaitMs,
+            [this, failure = *failure, number = attempt.number, settings, retryIfStillRouted](bool healed) {
+                // RECOVERY.md §2: the reconnect's own tools/list is now the newest listing. If it no longer
+                // says readOnlyHint true (or lists the name twice), the retry would be a second send of a
+                // write that may have run: decide again before sending. A tool it no longer lists at all is
+                // the routing guard's case.
+                ClientSession* session = m_connection->session();
+                if (healed && !m_finished && m_isToolCall && m_generation == m_connection->generation() && session
+                    && session->listing(m_record.tool).listed) {
+                    const Decision again = RetryPolicy::decide(
+                        failure, requestTools(true, m_snapshot, m_record.tool, session), number, settings);
+                    if (again.action == RecoveryAction::HealNoReplay) {
+                        m_record.decisions.append({ number, again.rule, RetryPolicy::actionName(again.action),
+                            tr("Decided again with the new session's tools/list before the retry: %1")
+                                .arg(again.reason) });
+                        m_record.rule = again.rule;
+                        m_record.healed = true;
+                        m_connection->breaker()->recordUncertainAfterHeal();
+                        finish(CallOutcome::OutcomeUncertain);
+                        return;
+                    }
+                }
+                retryIfStillRouted(healed, CallOutcome::TransportError);
+            });
+        return;
+    case RecoveryAction::AuthThenRetry:
+    case RecoveryAction::StepUpThenRetry:
+        // Credentials are read per request; a fresh session is what this build can offer.
+        healThen(std::min(AuthWaitMs, std::max<qint64>(remainingMs(), 1)),
+            [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NeedsAuth); });
+        return;
+    case RecoveryAction::HealNoReplay:
+        healThen(ReconnectWaitMs, [this](bool healed) {
+            m_record.healed = healed;
+            // After a successful heal an uncertain outcome is not a strike (RECOVERY.md §6).
+            if (healed)
+                m_connection->breaker()->recordUncertainAfterHeal();
+            else
+                m_connection->breaker()->recordFailure(false);
+            finish(CallOutcome::OutcomeUncertain);
+        });
+        return;
+    case RecoveryAction::CancelNoRetry:
+        breaker->recordFailure(false);
+        finish(d.outcomeUncertain ? CallOutcome::OutcomeUncertain : CallOutcome::Timeout);
+        return;
+    case RecoveryAction::Stop:
+    case RecoveryAction::FailFast: {
+        breaker->recordFailure(strikeIsToolError);
+        // R7 (d.outcomeUncertain): a retried write that then failed ambiguously may have run. An earlier
+        // attempt may have run even when the last one never went out: never report it as not dispatched.
+        const CallOutcome outcome = OutcomeMapping::stoppedOutcome(failure->kind, d.outcomeUncertain,
+            OutcomeMapping::earlierAttemptMayHaveRun(r.attempts), RetryPolicy::isReplayable(tools, PolicySettings {}));
+        if (d.reconnect) {
+            // No resend, but the session is still healed for the calls that come next.
+            healThen(ReconnectWaitMs, [this, outcome](bool healed) {
+                m_record.healed = healed;
+                finish(outcome);
+            });
+            return;
+        }
+        finish(outcome);
+        return;
+    }
+    }
+}
+
+void CallRunner::healThen(qint64 waitMs, std::function<void(bool healed)> next)
+{
+    const QString oldSession
+        = m_record.attempts.isEmpty() ? m_connection->sessionId() : m_record.attempts.last().sessionId;
+    const qint64 started = wallClock();
+    m_connection->reconnector()->join(
+        oldSession, waitMs, this, [this, oldSession, started, next](const Reconnector::Result& result) {
+            if (m_finished)
+                return;
+            CallReconnect reconnect;
+            reconnect.oldSessionId = oldSession;
+            reconnect.newSessionId = result.newSessionId;
+            reconnect.startedAt = started;
+            reconnect.durationMs = wallClock() - started;
+            reconnect.ok = result.ok;
+            reconnect.error = result.error;
+            m_record.reconnects.append(reconnect);
+            publish();
+            next(result.ok);
+        });
+}
+
+void CallRunner::finish(CallOutcome outcome)
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    CallRecord& r = m_record;
+    r.outcome = outcome;
+    r.endedAt = wallClock();
+    if (outcome == CallOutcome::OutcomeUncertain) {
+        // RECOVERY.md §5: a structured result, not a generic error.
+        const QString what = r.tool.isEmpty() ? r.method : tr("tool '%1'").arg(r.tool);
+        r.result = QJsonObject {
+            { QStringLiteral("outcome"), QStringLiteral("uncertain") },
+            { QStringLiteral("server"), r.server },
+            { QStringLiteral("tool"), r.tool },
+            { QStringLiteral("rule"), r.rule },
+            { QStringLiteral("healed"), r.healed },
+            { QStringLiteral("message"),
+                tr("The call to %1 on server '%2' may or may not have taken effect. It was not sent again, to avoid "
+                   "a duplicate. Check the server's state with a read before calling it again.")
+                    .arg(what, r.server) },
+        };
+    }
+    Q_EMIT ending(r.callId);
+    publish();
+    deleteLater();
+    // Copies: done may delete the connection, and this runner with it.
+    const auto done = std::move(m_done);
+    const CallRecord record = r;
+    if (done)
+        done(record);
+}
+
+void CallRunner::publish()
+{
+    Q_EMIT updated(m_record);
+}
+
+void CallRunner::noteEvent(qint64 at, const QString& kind, const QString& text)
+{
+    m_record.events.append({ at, kind, text });
+    publish();
+}
+
+void CallRunner::cancel()
+{
+    ClientSession* session = m_connection->session();
+    if (session && !m_requestId->isUndefined() && session->cancel(*m_requestId, tr("cancelled by the user")))
+        return;
+    // Between attempts (waiting for a reconnect): nothing is on the wire to cancel.
+    if (!m_record.attempts.isEmpty())
+        m_record.attempts.last().error = tr("cancelled by the user");
+    m_connection->breaker()->releaseProbe();
+    finish(CallOutcome::Cancelled);
+}
+
+} // namespace mcpscope

@@ -1,0 +1,74 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+#include "session/clientsession.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <memory>
+
+namespace mcpscope {
+
+class Redactor;
+class ServerConnection;
+class StdioFaultInjector;
+struct CallOptions;
+
+/// One call through the recovery machinery of RECOVERY.md: its attempts on the connection's
+/// sessions, the decision after each failure (FailureClassifier, RetryPolicy, the routing guard and
+/// the outcome mapping), the heals it waits for, and its record. A ServerConnection creates one per
+/// call, as its child; the runner deletes itself once the call ended.
+///
+/// Signals: updated on every change of the record, the last time with its outcome; ending right
+/// before that last update, so the connection forgets the call before anyone hears of its end.
+class CallRunner : public QObject
+{
+    Q_OBJECT
+public:
+    CallRunner(ServerConnection* connection, const Redactor* redactor, StdioFaultInjector* faults,
+        const QString& method, const QJsonObject& params, const CallOptions& options,
+        std::function<void(const CallRecord&)> done);
+
+    QString callId() const { return m_record.callId; }
+    /// Publishes the new record, then ends it at once if the breaker is open, or sends the first attempt.
+    void start();
+    /// Cancels the call: notifications/cancelled if it is on the wire; it ends as cancelled, never retried.
+    void cancel();
+    /// Puts a fault or action on the call's timeline.
+    void noteEvent(qint64 at, const QString& kind, const QString& text);
+
+Q_SIGNALS:
+    void updated(const mcpscope::CallRecord& record);
+    void ending(const QString& callId);
+
+private:
+    void startAttempt();
+    void send(const RequestOptions& options);
+    void onAttemptReply(const Reply& reply);
+    void healThen(qint64 waitMs, std::function<void(bool healed)> next);
+    void finish(CallOutcome outcome);
+    void publish();
+    qint64 remainingMs() const;
+
+    ServerConnection* m_connection;
+    const Redactor* m_redactor;
+    StdioFaultInjector* m_faults;
+    CallRecord m_record;
+    QJsonObject m_params;
+    std::function<void(const ProgressUpdate&)> m_onProgress;
+    std::function<void(const CallRecord&)> m_done;
+    bool m_isToolCall = false;
+    ToolListing m_snapshot; ///< the tool as the session listed it when the call started
+    quint64 m_generation = 0;
+    qint64 m_timeoutMs = 0;
+    QElapsedTimer m_clock;
+    /// The request of the current attempt; shared with a kill-after-write fault armed for it.
+    std::shared_ptr<QJsonValue> m_requestId;
+    QPointer<ClientSession> m_session; ///< the attempt's session: its newest tools/list is read at the decision
+    bool m_finished = false;
+};
+
+} // namespace mcpscope

@@ -1,0 +1,137 @@
+#include "processgroupstop.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+
+#include <csignal>
+#include <sys/types.h>
+#include <utility>
+
+namespace mcpscope {
+
+ProcessGroupStop::ProcessGroupStop(QProcess* process, qint64 group, QObject* parent)
+    : QObject(parent)
+    , m_process(process)
+    , m_group(group)
+{
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &ProcessGroupStop::onTimeout);
+}
+
+ProcessGroupStop::~ProcessGroupStop()
+{
+    if (m_finished || m_group <= 0)
+        return;
+    // Destroyed before the leader's exit was seen: the program is exiting, with no event loop left
+    // to report it. What is left of the group dies now; QProcess reaps a leader it still holds.
+    signalGroup(m_group, SIGKILL);
+}
+
+void ProcessGroupStop::stop(int termAfterMs, int graceMs)
+{
+    begin(1, termAfterMs, graceMs);
+}
+
+void ProcessGroupStop::kill()
+{
+    begin(2, 0, 0);
+}
+
+void ProcessGroupStop::begin(int firstStep, int firstWaitMs, int graceMs)
+{
+    if (std::exchange(m_started, true))
+        return;
+    m_step = firstStep;
+    m_graceMs = graceMs;
+    // Connected now, after the owner's own handlers: what the leader wrote before it died is read
+    // before the stop reports it gone.
+    if (m_process)
+        connect(m_process, &QProcess::finished, this, &ProcessGroupStop::onLeaderFinished);
+    m_timer.start(firstWaitMs);
+}
+
+void ProcessGroupStop::detach(QProcess* process, qint64 group, int graceMs)
+{
+    auto* stop = new ProcessGroupStop(process, group, QCoreApplication::instance());
+    process->setParent(stop);
+    connect(stop, &ProcessGroupStop::finished, stop, &QObject::deleteLater);
+    // The first signal goes now: a program that is exiting may run no event loop any more.
+    signalGroup(group, graceMs > 0 ? SIGTERM : SIGKILL);
+    stop->begin(2, graceMs, 0);
+}
+
+bool ProcessGroupStop::leaderRunning() const
+{
+    return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+void ProcessGroupStop::onTimeout()
+{
+    const bool leader = leaderRunning();
+    if (!leader && !groupRuns(m_group)) {
+        finish();
+        return;
+    }
+    if (m_step == 1) {
+        signalGroup(m_group, SIGTERM);
+        m_step = 2;
+        m_timer.start(m_graceMs);
+        return;
+    }
+    signalGroup(m_group, SIGKILL);
+    if (!leader)
+        finish(); // otherwise the leader's exit completes the stop
+}
+
+void ProcessGroupStop::onLeaderFinished()
+{
+    // Something the leader started may still hold the group: the running timer escalates.
+    if (!groupRuns(m_group) || !m_timer.isActive())
+        finish();
+}
+
+void ProcessGroupStop::finish()
+{
+    if (std::exchange(m_finished, true))
+        return;
+    m_timer.stop();
+    if (m_group > 0)
+        signalGroup(m_group, SIGKILL);
+    Q_EMIT finished();
+}
+
+void ProcessGroupStop::signalGroup(qint64 group, int signal)
+{
+    if (group > 0)
+        ::kill(-pid_t(group), signal);
+}
+
+bool ProcessGroupStop::groupRuns(qint64 group)
+{
+    if (group <= 0 || ::kill(-pid_t(group), 0) != 0)
+        return false;
+#ifdef Q_OS_LINUX
+    // kill() also finds zombies. Members orphaned by the leader's death stay zombies until init
+    // reaps them, which container inits do only every second or two, so only a member that still
+    // runs counts. /proc/PID/stat reads "pid (comm) state ppid pgrp ..."; comm may hold spaces.
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString& entry : entries) {
+        if (entry.isEmpty() || !entry.front().isDigit())
+            continue;
+        QFile stat(QStringLiteral("/proc/") + entry + QStringLiteral("/stat"));
+        if (!stat.open(QIODevice::ReadOnly))
+            continue;
+        const QByteArray line = stat.readAll();
+        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+        if (fields.size() > 2 && fields.at(2).toLongLong() == group && fields.at(0) != "Z" && fields.at(0) != "X")
+            return true;
+    }
+    return false;
+#else
+    return true;
+#endif
+}
+
+} // namespace mcpscope
