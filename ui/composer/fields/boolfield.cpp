@@ -1,7 +1,6 @@
 #include "boolfield.h"
 
 #include <QCheckBox>
-#include <QHBoxLayout>
 
 namespace mcpscope {
 
@@ -9,9 +8,7 @@ BoolField::BoolField(const InputSchema& field, bool required, bool item, QWidget
     : FormField(required, item, parent)
     , m_box(new QCheckBox(this))
 {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_box);
+    setEditor(m_box);
     m_box->setTristate(!m_required);
     QObject::connect(m_box, &QCheckBox::stateChanged, this, [this] {
         updateText();

@@ -1,7 +1,6 @@
 #include "enumfield.h"
 
 #include <QComboBox>
-#include <QHBoxLayout>
 
 namespace mcpscope {
 
@@ -10,9 +9,7 @@ EnumField::EnumField(const InputSchema& field, bool required, bool item, QWidget
     , m_options(field.options)
     , m_combo(new QComboBox(this))
 {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_combo);
+    setEditor(m_combo);
     if (!m_required)
         m_combo->addItem(tr("(not set)"));
     else

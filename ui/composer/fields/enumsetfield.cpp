@@ -1,6 +1,5 @@
 #include "enumsetfield.h"
 
-#include <QHBoxLayout>
 #include <QJsonArray>
 #include <QListWidget>
 
@@ -13,9 +12,7 @@ EnumSetField::EnumSetField(const InputSchema& field, bool required, bool item, Q
     , m_options(field.options)
     , m_list(new QListWidget(this))
 {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_list);
+    setEditor(m_list);
     for (const InputOption& option : m_options) {
         auto* entry = new QListWidgetItem(option.label, m_list);
         entry->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);

@@ -1,5 +1,7 @@
 #include "formfield.h"
 
+#include <QHBoxLayout>
+
 #include <utility>
 
 namespace mcpscope {
@@ -81,6 +83,13 @@ void FormField::setBaseToolTip(const QString& toolTip)
 {
     m_baseToolTip = toolTip;
     updateForeignMarker();
+}
+
+void FormField::setEditor(QWidget* editor)
+{
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(editor);
 }
 
 void FormField::edited()

@@ -56,6 +56,8 @@ protected:
     virtual QList<const FormField*> innerFields() const { return {}; }
     virtual void applyPath() { input()->setObjectName(m_path); }
 
+    /// Puts the one widget of a simple field in it, edge to edge, so that the form's rows line up.
+    void setEditor(QWidget* editor);
     /// Called from the widgets' change signals; ignores the changes made by setValue().
     void edited();
     bool isShowing() const { return m_showing; }

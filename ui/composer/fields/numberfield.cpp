@@ -1,7 +1,6 @@
 #include "numberfield.h"
 
 #include <QDoubleValidator>
-#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QLocale>
 #include <QRegularExpression>
@@ -16,9 +15,7 @@ NumberField::NumberField(const InputSchema& field, bool required, bool item, QWi
     , m_integer(field.kind == InputSchema::Kind::Integer)
     , m_line(new QLineEdit(this))
 {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_line);
+    setEditor(m_line);
     if (m_integer) {
         m_line->setValidator(
             new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[+-]?[0-9]*")), m_line));

@@ -1,6 +1,5 @@
 #include "stringfield.h"
 
-#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 
@@ -16,19 +15,17 @@ constexpr qint64 MultiLineMaxLength = 200;
 StringField::StringField(const InputSchema& field, bool required, bool item, QWidget* parent)
     : FormField(required, item, parent)
 {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
     if (field.maxLength.value_or(0) > MultiLineMaxLength) {
         m_text = new QPlainTextEdit(this);
         m_text->setPlaceholderText(field.description);
         m_text->setTabChangesFocus(true);
         m_text->setFixedHeight(m_text->fontMetrics().lineSpacing() * 4 + 12);
-        layout->addWidget(m_text);
+        setEditor(m_text);
         QObject::connect(m_text, &QPlainTextEdit::textChanged, this, [this] { userEdit(); });
     } else {
         m_line = new QLineEdit(this);
         m_line->setPlaceholderText(field.description.isEmpty() ? field.format : field.description);
-        layout->addWidget(m_line);
+        setEditor(m_line);
         QObject::connect(m_line, &QLineEdit::textChanged, this, [this] { userEdit(); });
     }
     setValue(field.defaultValue.isString() ? std::optional(field.defaultValue) : std::nullopt);
