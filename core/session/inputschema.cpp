@@ -56,15 +56,6 @@ QJsonObject normalize(QJsonObject schema)
     return schema;
 }
 
-QString optionLabel(const QJsonValue& value)
-{
-    if (value.isString())
-        return value.toString();
-    if (value.isDouble())
-        return InputJson::number(value);
-    return InputJson::compact(value);
-}
-
 /// The allowed values of an enum-like schema: `enum` (with the legacy `enumNames`), `const`, or a
 /// `oneOf`/`anyOf` whose branches are all `const` (the titled enums of MCP elicitation).
 std::optional<std::vector<InputOption>> enumOptions(const QJsonObject& schema)
@@ -75,13 +66,13 @@ std::optional<std::vector<InputOption>> enumOptions(const QJsonObject& schema)
         const QJsonArray names = schema.value(QStringLiteral("enumNames")).toArray();
         for (qsizetype i = 0; i < values.size(); ++i) {
             const QString name = i < names.size() ? names.at(i).toString() : QString();
-            options.push_back({ values.at(i), name.isEmpty() ? optionLabel(values.at(i)) : name, {} });
+            options.push_back({ values.at(i), name.isEmpty() ? InputJson::label(values.at(i)) : name, {} });
         }
         return options.empty() ? std::nullopt : std::optional(options);
     }
     if (schema.contains(QStringLiteral("const"))) {
         const QJsonValue value = schema.value(QStringLiteral("const"));
-        options.push_back({ value, optionLabel(value), {} });
+        options.push_back({ value, InputJson::label(value), {} });
         return options;
     }
     for (const auto& combinator : { QStringLiteral("oneOf"), QStringLiteral("anyOf") }) {
@@ -94,7 +85,7 @@ std::optional<std::vector<InputOption>> enumOptions(const QJsonObject& schema)
                 return std::nullopt;
             const QJsonValue value = branch.value(QStringLiteral("const"));
             const QString title = branch.value(QStringLiteral("title")).toString();
-            options.push_back({ value, title.isEmpty() ? optionLabel(value) : title,
+            options.push_back({ value, title.isEmpty() ? InputJson::label(value) : title,
                 branch.value(QStringLiteral("description")).toString() });
         }
         return options;
@@ -310,6 +301,15 @@ QString InputJson::typeName(const QJsonValue& value)
     return QStringLiteral("undefined");
 }
 
+QString InputJson::label(const QJsonValue& value)
+{
+    if (value.isString())
+        return value.toString();
+    if (value.isDouble())
+        return number(value);
+    return compact(value);
+}
+
 QString InputJson::childPath(const QString& path, const QString& key)
 {
     static const QRegularExpression identifier(QStringLiteral("^[A-Za-z_$][A-Za-z0-9_$-]*$"));
@@ -318,6 +318,12 @@ QString InputJson::childPath(const QString& path, const QString& key)
     QString escaped = key;
     escaped.replace(QLatin1Char('\\'), QStringLiteral("\\\\")).replace(QLatin1Char('"'), QStringLiteral("\\\""));
     return path + QStringLiteral("[\"") + escaped + QStringLiteral("\"]");
+}
+
+bool InputJson::isAtOrBelow(const QString& path, const QString& ancestor)
+{
+    return path == ancestor || path.startsWith(ancestor + QLatin1Char('.'))
+        || path.startsWith(ancestor + QLatin1Char('['));
 }
 
 } // namespace mcpscope

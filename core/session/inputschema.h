@@ -111,8 +111,12 @@ QString compact(const QJsonValue& value);
 QString number(const QJsonValue& value);
 /// "null", "boolean", "number", "string", "array" or "object".
 QString typeName(const QJsonValue& value);
+/// A value as a form labels it when the schema gives no title: strings bare, numbers short, the rest compact.
+QString label(const QJsonValue& value);
 /// @p path extended by an object key: ".key" for identifiers, `["odd key"]` otherwise.
 QString childPath(const QString& path, const QString& key);
+/// Whether @p path names @p ancestor itself or a value inside it.
+bool isAtOrBelow(const QString& path, const QString& ancestor);
 } // namespace InputJson
 
 } // namespace mcpscope

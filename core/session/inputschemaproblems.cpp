@@ -46,12 +46,6 @@ bool isSummary(const QString& description)
         [&description](const char* prefix) { return description.startsWith(QLatin1String(prefix)); });
 }
 
-bool isAtOrBelow(const QString& path, const QString& ancestor)
-{
-    return path == ancestor || path.startsWith(ancestor + QLatin1Char('.'))
-        || path.startsWith(ancestor + QLatin1Char('['));
-}
-
 Located locate(
     const InputSchema& root, const QString& rootPath, const QJsonValue& rootValue, const SchemaValidator::Error& error)
 {
@@ -267,8 +261,9 @@ QList<InputProblem> InputSchema::problems(const QJsonValue& value, const QString
         found.push_back(locate(*this, rootPath, value, error));
     for (const Located& where : found) {
         if (where.summary) {
-            const bool explained = std::any_of(found.begin(), found.end(),
-                [&where](const Located& other) { return !other.summary && isAtOrBelow(other.path, where.path); });
+            const bool explained = std::any_of(found.begin(), found.end(), [&where](const Located& other) {
+                return !other.summary && InputJson::isAtOrBelow(other.path, where.path);
+            });
             if (explained)
                 continue;
         }

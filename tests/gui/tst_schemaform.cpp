@@ -385,16 +385,22 @@ void TestSchemaForm::producesValue_data()
                                << Steps { type("args.p", "[1, 2]") } << obj(R"({"p":[1,2]})") << true << none;
     QTest::newRow("raw: oneOf of objects")
         << obj(R"({"type":"object","properties":{"shape":{"oneOf":[)"
+               R"({"type":"object","required":["r"],"properties":{"r":{"type":"number"}}},)"
+               R"({"type":"object","required":["w"],"properties":{"w":{"type":"number"}}}]}}})")
+        << Steps { type("args.shape", R"({"r": 2})") } << obj(R"({"shape":{"r":2}})") << true << none;
+    QTest::newRow("raw: oneOf value that both branches allow")
+        << obj(R"({"type":"object","properties":{"shape":{"oneOf":[)"
                R"({"type":"object","properties":{"r":{"type":"number"}}},)"
                R"({"type":"object","properties":{"w":{"type":"number"}}}]}}})")
-        << Steps { type("args.shape", R"({"r": 2})") } << obj(R"({"shape":{"r":2}})") << true << none;
+        << Steps { type("args.shape", R"({"r": 2})") } << obj(R"({"shape":{"r":2}})") << false
+        << QStringLiteral("args.shape: matches more than one of the schemas its oneOf allows");
     QTest::newRow("raw: invalid JSON is reported with its position")
         << obj(R"({"type":"object","properties":{"env":{"type":"object","additionalProperties":true}}})")
         << Steps { type("args.env", "{oops") } << QJsonObject() << false << QStringLiteral("line 1, column 2");
     QTest::newRow("raw: wrong JSON type for the schema")
         << obj(R"({"type":"object","properties":{"env":{"type":"object","additionalProperties":true}}})")
         << Steps { type("args.env", "[1]") } << obj(R"({"env":[1]})") << false
-        << QStringLiteral("args.env: expected object, got array");
+        << QStringLiteral("args.env: expected an object, got [1]");
 }
 
 void TestSchemaForm::producesValue()

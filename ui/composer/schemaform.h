@@ -4,11 +4,13 @@
 #include <QStringList>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 
 namespace mcpscope {
 
 class FormField;
+struct InputSchema;
 
 /// An editor for a tool's arguments, generated from its `inputSchema` (a JSON Schema object).
 ///
@@ -40,8 +42,9 @@ public:
     /// until the field is edited, and reported by isValid(). Does not emit valueChanged().
     void setValue(const QJsonObject& arguments);
 
-    /// Checks required fields, numeric ranges, integers, enum membership, string lengths and
-    /// formats, array sizes and raw JSON syntax. Each problem names the field by its path.
+    /// Validates the arguments against the schema (valijson, through InputSchema::problems()) and
+    /// adds what the widgets hold that is no value yet: raw JSON that does not parse, a number typed
+    /// beyond 64 bits, an empty array item. Each problem names the field by its path, in form order.
     bool isValid(QStringList* problems = nullptr) const;
 
     /// Parses any JSON value, scalars included; on failure @p error says where, as "line L, column C: why".
@@ -57,6 +60,7 @@ private:
     void fieldChanged();
 
     QJsonObject m_schema;
+    std::unique_ptr<const InputSchema> m_input;
     FormField* m_root = nullptr;
     bool m_loading = false;
 };
