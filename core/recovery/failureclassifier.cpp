@@ -1,8 +1,8 @@
 #include "failureclassifier.h"
 
+#include "jsonrpc/translation.h"
 #include "session/clientsession.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,11 +11,6 @@
 namespace mcpscope {
 
 namespace {
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("FailureClassifier", text);
-}
 
 /// The text parts of a tool's error result, so the report shows the server's answer as it came (R8).
 QString toolErrorText(const QJsonObject& result)
@@ -113,7 +108,7 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
         classified.verdict = DispatchVerdict::Executed;
         classified.message = toolErrorText(result);
         if (classified.message.isEmpty())
-            classified.message = tr("The tool reported an error without a message.");
+            classified.message = McpScope::tr("The tool reported an error without a message.");
         return classified;
     }
     case Reply::Status::RpcError:

@@ -1,6 +1,5 @@
 #include "clientsession.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMetaMethod>
@@ -8,10 +7,6 @@
 namespace mcpscope {
 
 namespace {
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("ClientSession", text);
-}
 
 const QLatin1String Initialize("initialize");
 const QLatin1String Ping("ping");
@@ -29,14 +24,17 @@ QString Reply::describe() const
 {
     switch (status) {
     case Status::Ok:
-        return tr("%1 succeeded").arg(method);
+        return ClientSession::tr("%1 succeeded").arg(method);
     case Status::RpcError:
-        return tr("the server answered %1 with error %2: %3").arg(method).arg(error.code).arg(error.message);
+        return ClientSession::tr("the server answered %1 with error %2: %3")
+            .arg(method)
+            .arg(error.code)
+            .arg(error.message);
     case Status::Failed:
     case Status::TimedOut:
         return failure.message;
     case Status::Cancelled:
-        return failure.message.isEmpty() ? tr("%1 was cancelled").arg(method) : failure.message;
+        return failure.message.isEmpty() ? ClientSession::tr("%1 was cancelled").arg(method) : failure.message;
     }
     return {};
 }

@@ -40,11 +40,6 @@ namespace {
 // Strings longer than this get a multi-line editor.
 constexpr qint64 MultiLineMaxLength = 200;
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("mcpscope::SchemaForm", text);
-}
-
 QString problem(const QString& path, const QString& text)
 {
     return path + QStringLiteral(": ") + text;
@@ -112,10 +107,10 @@ QString fieldToolTip(const QString& key, const QJsonObject& schema)
     QStringList facts;
     const QJsonValue type = schema.value(QStringLiteral("type"));
     if (type.isString())
-        facts << tr("type: %1").arg(type.toString());
+        facts << SchemaForm::tr("type: %1").arg(type.toString());
     const QString format = schema.value(QStringLiteral("format")).toString();
     if (!format.isEmpty())
-        facts << tr("format: %1").arg(format);
+        facts << SchemaForm::tr("format: %1").arg(format);
     static const std::pair<const char*, const char*> constraints[] = {
         { "minimum", QT_TRANSLATE_NOOP("mcpscope::SchemaForm", "minimum: %1") },
         { "maximum", QT_TRANSLATE_NOOP("mcpscope::SchemaForm", "maximum: %1") },
@@ -129,7 +124,7 @@ QString fieldToolTip(const QString& key, const QJsonObject& schema)
     for (const auto& [name, text] : constraints) {
         const QJsonValue value = schema.value(QLatin1String(name));
         if (!value.isUndefined())
-            facts << tr(text).arg(value.isString() ? value.toString() : compactJson(value));
+            facts << SchemaForm::tr(text).arg(value.isString() ? value.toString() : compactJson(value));
     }
     if (!facts.isEmpty())
         lines << facts.join(QStringLiteral(", "));
