@@ -8,6 +8,7 @@
 #include "exportcommand.h"
 #include "fault/faultproxy.h"
 #include "proxycommand.h"
+#include "recovery/failureclassifier.h"
 #include "recovery/retrypolicy.h"
 #include "scriptrunner.h"
 
@@ -118,7 +119,7 @@ int CliApp::start(const QStringList& arguments)
             return;
         }
         const ClientSession* session = m_connection->session();
-        fail(message, session ? exitCodeFor(session->lastFailureKind()) : ExitTransportFailure);
+        fail(message, session ? exitCodeFor(FailureClassifier::kindOf(session->lastFailure())) : ExitTransportFailure);
     });
     m_connection->connectToServer();
     return ExitStillRunning;
@@ -287,7 +288,7 @@ void CliApp::complete(const Reply& reply, const QJsonObject& extra, int successC
         if (reply.status == Reply::Status::RpcError)
             details.insert(QStringLiteral("error"), reply.error.toJson());
         else
-            details.insert(QStringLiteral("failureKind"), failureKindName(reply.failure.kind()));
+            details.insert(QStringLiteral("failureKind"), failureKindName(FailureClassifier::kindOf(reply.failure)));
         QString message = reply.describe();
         if (reply.status == Reply::Status::RpcError)
             message = tr("server '%1' answered %2 with error %3: %4")

@@ -3,6 +3,7 @@
 #include "auth/oauthclient.h"
 #include "engine/serverconnection.h"
 #include "exitcodes.h"
+#include "recovery/failureclassifier.h"
 #include "transport/streamablehttptransport.h"
 
 #include <QJsonArray>
@@ -141,7 +142,8 @@ void ConformanceClient::onConnectionFailed(const QString& message)
     const bool initializeFailed = session && session->details().protocolVersion.isEmpty();
     if (initializeFailed) {
         const TransportFailure& failure = session->initializeFailure();
-        if (failure.kind() == FailureKind::AuthRequired || failure.kind() == FailureKind::InsufficientScope) {
+        const FailureKind kind = FailureClassifier::kindOf(failure);
+        if (kind == FailureKind::AuthRequired || kind == FailureKind::InsufficientScope) {
             if (m_initializeAuthorizations >= MaxAuthorizations) {
                 finish(ExitAuthRequired,
                     tr("%1 (gave up after %2 authorizations)").arg(message).arg(m_initializeAuthorizations));
@@ -152,7 +154,7 @@ void ConformanceClient::onConnectionFailed(const QString& message)
             return;
         }
     }
-    finish(session ? exitCodeFor(session->lastFailureKind()) : ExitTransportFailure, message);
+    finish(session ? exitCodeFor(FailureClassifier::kindOf(session->lastFailure())) : ExitTransportFailure, message);
 }
 
 void ConformanceClient::authorizeThen(const TransportFailure& failure, std::function<void()> next)
@@ -165,8 +167,8 @@ void ConformanceClient::withAuthorization(const Action& action, const ReplyHandl
 {
     action([this, action, done, attempt](const Reply& reply) {
         const bool needsAuthorization = reply.status == Reply::Status::Failed
-            && (reply.failure.kind() == FailureKind::AuthRequired
-                || reply.failure.kind() == FailureKind::InsufficientScope);
+            && (FailureClassifier::kindOf(reply.failure) == FailureKind::AuthRequired
+                || FailureClassifier::kindOf(reply.failure) == FailureKind::InsufficientScope);
         if (!needsAuthorization || attempt >= MaxAuthorizations || m_exitCode >= 0) {
             done(reply);
             return;

@@ -1,5 +1,6 @@
 #include "exitcodes.h"
 
+#include "recovery/failureclassifier.h"
 #include "session/clientsession.h"
 
 namespace mcpscope {
@@ -37,7 +38,7 @@ int exitCodeFor(const Reply& reply)
         return ExitTransportFailure;
     case Reply::Status::Failed:
     case Reply::Status::Cancelled:
-        return exitCodeFor(reply.failure.kind());
+        return exitCodeFor(FailureClassifier::kindOf(reply.failure));
     }
     return ExitTransportFailure;
 }

@@ -1,7 +1,6 @@
 #include "httpcommon.h"
 
 #include "jsonrpc/translation.h"
-#include "recovery/failureclassifier.h"
 #include "streamablehttptransport.h"
 
 #include <QDateTime>
@@ -105,21 +104,21 @@ TransportFailure HttpCommon::failureFor(const HttpReply* reply, const QByteArray
     failure.event = TransportEvent::HttpStatus;
     const QString statusText = QString::number(failure.httpStatus)
         + (evidence.reason.isEmpty() ? QString() : QLatin1Char(' ') + QString::fromLatin1(evidence.reason));
-    switch (FailureClassifier::kindOf(failure)) {
-    case FailureKind::SessionExpired:
+    // What the answer says in words; which failure kind that is stays the classifier's to name.
+    if (failure.sessionRefused()) {
         failure.message = McpScope::tr("HTTP server '%1' answered %2 with %3: session %4 has expired or is unknown.")
                               .arg(serverName, what, statusText, sessionIdSent);
         return failure;
-    case FailureKind::AuthRequired:
+    }
+    if (failure.httpStatus == 401) {
         failure.message = McpScope::tr("HTTP server '%1' answered %2 with %3: authorization is required.")
                               .arg(serverName, what, statusText);
         return failure;
-    case FailureKind::InsufficientScope:
+    }
+    if (failure.scopeChallenged()) {
         failure.message = McpScope::tr("HTTP server '%1' answered %2 with %3: the token lacks a required scope.")
                               .arg(serverName, what, statusText);
         return failure;
-    default:
-        break;
     }
     QString excerpt = QString::fromUtf8(failure.bodyExcerpt).simplified();
     if (excerpt.size() > 160)
