@@ -8,6 +8,7 @@
 #include "exportcommand.h"
 #include "fault/faultproxy.h"
 #include "proxycommand.h"
+#include "recovery/failureclassifier.h"
 #include "recovery/retrypolicy.h"
 #include "scriptrunner.h"
 
@@ -119,7 +120,7 @@ int CliApp::start(const QStringList& arguments)
             return;
         }
         const ClientSession* session = m_connection->session();
-        fail(message, session ? exitCodeFor(session->lastFailureKind()) : ExitTransportFailure);
+        fail(message, session ? exitCodeFor(FailureClassifier::kindOf(session->lastFailure())) : ExitTransportFailure);
     });
     m_connection->connectToServer();
     return ExitStillRunning;

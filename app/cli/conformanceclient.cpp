@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "exitcodes.h"
+#include "recovery/failureclassifier.h"
 #include "transport/streamablehttptransport.h"
 
 #include <QJsonArray>
@@ -188,7 +189,8 @@ void ConformanceClient::onConnectionFailed(const QString& message)
     const bool initializeFailed = session && session->details().protocolVersion.isEmpty();
     if (initializeFailed) {
         const TransportFailure& failure = session->initializeFailure();
-        if (failure.kind() == FailureKind::AuthRequired || failure.kind() == FailureKind::InsufficientScope) {
+        const FailureKind kind = FailureClassifier::kindOf(failure);
+        if (kind == FailureKind::AuthRequired || kind == FailureKind::InsufficientScope) {
             if (m_initializeAuthorizations >= MaxAuthorizations) {
                 finish(ExitAuthRequired,
                     tr("%1 (gave up after %2 authorizations)").arg(message).arg(m_initializeAuthorizations));
@@ -199,7 +201,7 @@ void ConformanceClient::onConnectionFailed(const QString& message)
             return;
         }
     }
-    finish(session ? exitCodeFor(session->lastFailureKind()) : ExitTransportFailure, message);
+    finish(session ? exitCodeFor(FailureClassifier::kindOf(session->lastFailure())) : ExitTransportFailure, message);
 }
 
 void ConformanceClient::authorizeThen(const TransportFailure& failure, std::function<void()> next)

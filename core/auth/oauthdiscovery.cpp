@@ -24,8 +24,7 @@ void OAuthClient::authorize(const TransportFailure& failure)
         }
     }
     m_challenge = BearerChallenge::parse(failure.header("WWW-Authenticate"));
-    m_stepUp
-        = failure.kind() == FailureKind::InsufficientScope || m_challenge.error == QLatin1String("insufficient_scope");
+    m_stepUp = failure.scopeChallenged() || m_challenge.error == QLatin1String("insufficient_scope");
     Q_EMIT log(tr("Server '%1' answered %2; authorizing%3.")
                    .arg(m_options.serverName)
                    .arg(failure.httpStatus)

@@ -1,6 +1,7 @@
 #include "calllogfile.h"
 
-#include <QCoreApplication>
+#include "jsonrpc/translation.h"
+
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
@@ -12,27 +13,22 @@ namespace mcpscope {
 namespace {
 constexpr int MaxProblems = 100;
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("CallLogFile", text);
-}
-
 /// Why line is not a call record, or an empty string when it is one (then object holds it).
 QString lineProblem(const QByteArray& line, QJsonObject* object)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(line, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return tr("not JSON (%1 at offset %2)").arg(parseError.errorString()).arg(parseError.offset);
+        return McpScope::tr("not JSON (%1 at offset %2)").arg(parseError.errorString()).arg(parseError.offset);
     if (!document.isObject())
-        return tr("not a call record (not a JSON object)");
+        return McpScope::tr("not a call record (not a JSON object)");
     *object = document.object();
     const QJsonValue callId = object->value(QLatin1String("callId"));
     if (!callId.isString() || callId.toString().isEmpty())
-        return tr("not a call record (no callId)");
+        return McpScope::tr("not a call record (no callId)");
     const QJsonValue schema = object->value(QLatin1String("schema"));
     if (!schema.isDouble() || schema.toInteger(-1) < 1)
-        return tr("not a call record (no schema version)");
+        return McpScope::tr("not a call record (no schema version)");
     return {};
 }
 
@@ -50,7 +46,7 @@ bool commit(QSaveFile& file, const QString& path, QString* error)
 {
     if (!file.commit()) {
         if (error)
-            *error = tr("cannot write %1: %2").arg(path, file.errorString());
+            *error = McpScope::tr("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
     return true;
@@ -60,7 +56,7 @@ bool open(QSaveFile& file, const QString& path, QString* error)
 {
     if (!file.open(QIODevice::WriteOnly)) {
         if (error)
-            *error = tr("cannot write %1: %2").arg(path, file.errorString());
+            *error = McpScope::tr("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
     return true;
@@ -95,16 +91,16 @@ CallLogReadResult CallLogReader::read(const QString& path)
     const QString name = QFileInfo(path).fileName();
     QFile file(path);
     if (QFileInfo(path).isDir()) {
-        result.error = tr("cannot read %1: it is a directory").arg(path);
+        result.error = McpScope::tr("cannot read %1: it is a directory").arg(path);
         return result;
     }
     if (!file.open(QIODevice::ReadOnly)) {
-        result.error = tr("cannot read %1: %2").arg(path, file.errorString());
+        result.error = McpScope::tr("cannot read %1: %2").arg(path, file.errorString());
         return result;
     }
     const QByteArray bytes = file.readAll();
     if (file.error() != QFileDevice::NoError) {
-        result.error = tr("cannot read %1: %2").arg(path, file.errorString());
+        result.error = McpScope::tr("cannot read %1: %2").arg(path, file.errorString());
         return result;
     }
 
@@ -116,7 +112,7 @@ CallLogReadResult CallLogReader::read(const QString& path)
     QString firstProblem;
     const auto problem = [&](int lineNumber, const QString& text) {
         if (firstProblem.isEmpty())
-            firstProblem = tr("line %1: %2").arg(lineNumber).arg(text);
+            firstProblem = McpScope::tr("line %1: %2").arg(lineNumber).arg(text);
         if (++problemCount <= MaxProblems)
             result.problems.append(QStringLiteral("%1:%2: %3").arg(name).arg(lineNumber).arg(text));
     };
@@ -132,14 +128,16 @@ CallLogReadResult CallLogReader::read(const QString& path)
         QJsonObject object;
         const QString why = lineProblem(line, &object);
         if (!why.isEmpty()) {
-            problem(lineNumber, last && why.startsWith(tr("not JSON")) ? tr("truncated last line (%1)").arg(why) : why);
+            problem(lineNumber,
+                last && why.startsWith(McpScope::tr("not JSON")) ? McpScope::tr("truncated last line (%1)").arg(why)
+                                                                 : why);
             continue;
         }
         ++recordLines;
         const qint64 schema = object.value(QLatin1String("schema")).toInteger();
         if (schema > CallRecord::SchemaVersion) {
             problem(lineNumber,
-                tr("call record schema %1 is newer than this McpScope reads (%2); skipped")
+                McpScope::tr("call record schema %1 is newer than this McpScope reads (%2); skipped")
                     .arg(schema)
                     .arg(CallRecord::SchemaVersion));
             continue;
@@ -147,9 +145,10 @@ CallLogReadResult CallLogReader::read(const QString& path)
         result.records.append(CallRecord::fromJson(object));
     }
     if (problemCount > MaxProblems)
-        result.problems.append(tr("%1: %2 more problem(s) not shown").arg(name).arg(problemCount - MaxProblems));
+        result.problems.append(
+            McpScope::tr("%1: %2 more problem(s) not shown").arg(name).arg(problemCount - MaxProblems));
     if (contentLines > 0 && recordLines == 0) {
-        result.error = tr("%1 is not a McpScope call log: %2").arg(name, firstProblem);
+        result.error = McpScope::tr("%1 is not a McpScope call log: %2").arg(name, firstProblem);
         return result;
     }
     result.ok = true;

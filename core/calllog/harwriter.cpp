@@ -1,8 +1,8 @@
 #include "harwriter.h"
 
 #include "calllog/calllogfile.h"
+#include "jsonrpc/translation.h"
 
-#include <QCoreApplication>
 #include <QDateTime>
 #include <QIODevice>
 #include <QJsonArray>
@@ -14,10 +14,6 @@
 namespace mcpscope {
 
 namespace {
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("HarWriter", text);
-}
 
 QString isoTime(qint64 ms)
 {
@@ -83,7 +79,7 @@ QJsonObject harEntry(const CallRecord& record, const CallAttempt& attempt, const
         content.insert(QStringLiteral("text"), QString::fromUtf8(e.responseBody));
     if (e.truncated)
         content.insert(QStringLiteral("comment"),
-            tr("bodies are cut at %1 KiB in the call log; the full result is in the call record")
+            McpScope::tr("bodies are cut at %1 KiB in the call log; the full result is in the call record")
                 .arg(WireBodyCap / 1024));
     const QJsonObject response { { QStringLiteral("status"), e.status }, { QStringLiteral("statusText"), e.statusText },
         { QStringLiteral("httpVersion"), answered ? httpVersion : QString() },
@@ -111,9 +107,9 @@ QJsonObject harEntry(const CallRecord& record, const CallAttempt& attempt, const
     if (!e.answerOnStream.isEmpty())
         custom.insert(QStringLiteral("answerOnStream"), QString::fromUtf8(e.answerOnStream));
 
-    QString comment = tr("%1, attempt %2").arg(callLabel(record)).arg(attempt.number);
+    QString comment = McpScope::tr("%1, attempt %2").arg(callLabel(record)).arg(attempt.number);
     if (!answered && !e.answerOnStream.isEmpty())
-        comment += tr("; the answer came on the event stream before this POST's response was read");
+        comment += McpScope::tr("; the answer came on the event stream before this POST's response was read");
     return { { QStringLiteral("startedDateTime"), isoTime(e.startedAt) }, { QStringLiteral("time"), wait + receive },
         { QStringLiteral("request"), request }, { QStringLiteral("response"), response },
         { QStringLiteral("cache"), QJsonObject() }, { QStringLiteral("timings"), timings },
@@ -134,7 +130,7 @@ bool HarWriter::put(const QByteArray& bytes)
         m_failed = true;
         m_error = m_out->errorString();
         if (m_error.isEmpty())
-            m_error = tr("the output device took only part of the data");
+            m_error = McpScope::tr("the output device took only part of the data");
         return false;
     }
     return true;
@@ -147,7 +143,7 @@ bool HarWriter::begin()
     QByteArray head = R"({"log":{"version":"1.2","creator":)";
     head += QJsonDocument(creator).toJson(QJsonDocument::Compact);
     head += R"(,"comment":")";
-    head += tr("HTTP traffic of MCP calls; stdio traffic is only in the JSONL call log").toUtf8();
+    head += McpScope::tr("HTTP traffic of MCP calls; stdio traffic is only in the JSONL call log").toUtf8();
     head += R"(","entries":[)";
     return put(head);
 }
@@ -204,7 +200,7 @@ bool HarWriter::write(const QString& path, const QList<CallRecord>& records, con
     QSaveFile file(path);
     const auto fail = [&](const QString& why) {
         if (error)
-            *error = tr("cannot write %1: %2").arg(path, why);
+            *error = McpScope::tr("cannot write %1: %2").arg(path, why);
         return false;
     };
     if (!file.open(QIODevice::WriteOnly))

@@ -8,8 +8,23 @@
 
 namespace mcpscope {
 
+namespace {
+TransportFactory& factoryOverride()
+{
+    static TransportFactory factory;
+    return factory;
+}
+} // namespace
+
+void setTransportFactory(TransportFactory factory)
+{
+    factoryOverride() = std::move(factory);
+}
+
 std::unique_ptr<Transport> createTransport(const ServerConfig& config, QString* error)
 {
+    if (const TransportFactory& factory = factoryOverride())
+        return factory(config, error);
     switch (config.transport) {
     case TransportKind::Stdio: {
         if (config.command.isEmpty()) {

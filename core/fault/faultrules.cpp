@@ -1,5 +1,7 @@
 #include "faultproxy.h"
 
+#include "jsonrpc/enumnames.h"
+
 #include <QStringList>
 
 #include <algorithm>
@@ -7,20 +9,17 @@
 namespace mcpscope {
 
 namespace {
-const struct
-{
-    FaultProxy::FaultKind kind;
-    const char* name;
-} KindNames[] = {
-    { FaultProxy::FaultKind::ExpireBefore, "expire-before" },
-    { FaultProxy::FaultKind::ExpireAfter, "expire-after" },
-    { FaultProxy::FaultKind::CutAfter, "cut-after" },
-    { FaultProxy::FaultKind::Auth401, "auth-401" },
-    { FaultProxy::FaultKind::Delay, "delay" },
-    { FaultProxy::FaultKind::DropStream, "drop-stream" },
-    { FaultProxy::FaultKind::CloseBeforeHead, "close-before-head" },
-    { FaultProxy::FaultKind::RstBeforeHead, "rst-before-head" },
+constexpr EnumName<FaultProxy::FaultKind> KindEntries[] = {
+    { FaultProxy::FaultKind::ExpireBefore, u"expire-before" },
+    { FaultProxy::FaultKind::ExpireAfter, u"expire-after" },
+    { FaultProxy::FaultKind::CutAfter, u"cut-after" },
+    { FaultProxy::FaultKind::Auth401, u"auth-401" },
+    { FaultProxy::FaultKind::Delay, u"delay" },
+    { FaultProxy::FaultKind::DropStream, u"drop-stream" },
+    { FaultProxy::FaultKind::CloseBeforeHead, u"close-before-head" },
+    { FaultProxy::FaultKind::RstBeforeHead, u"rst-before-head" },
 };
+constexpr EnumNames<FaultProxy::FaultKind> KindNames(KindEntries);
 } // namespace
 
 quint64 FaultProxy::arm(const Fault& fault)
@@ -69,20 +68,12 @@ std::optional<FaultProxy::Fault> FaultProxy::takeFault(const QString& method, co
 
 std::optional<FaultProxy::FaultKind> FaultProxy::kindFromName(QStringView name)
 {
-    for (const auto& entry : KindNames) {
-        if (name == QLatin1String(entry.name))
-            return entry.kind;
-    }
-    return std::nullopt;
+    return KindNames.fromName(name);
 }
 
 QString FaultProxy::kindName(FaultKind kind)
 {
-    for (const auto& entry : KindNames) {
-        if (entry.kind == kind)
-            return QLatin1String(entry.name);
-    }
-    return {};
+    return KindNames.name(kind);
 }
 
 QJsonObject FaultProxy::faultToJson(const Fault& fault)
@@ -109,8 +100,8 @@ std::optional<FaultProxy::Fault> FaultProxy::faultFromJson(const QJsonObject& ob
     const auto kind = kindFromName(object.value(QLatin1String("kind")).toString());
     if (!kind) {
         QStringList names;
-        for (const auto& entry : KindNames)
-            names.append(QLatin1String(entry.name));
+        for (const auto& entry : KindEntries)
+            names.append(entry.name.toString());
         return failWith(tr("\"kind\" must be one of %1").arg(names.join(QStringLiteral(", "))));
     }
     fault.kind = *kind;

@@ -1,6 +1,7 @@
 #include "jsonrpccodec.h"
 
-#include <QCoreApplication>
+#include "translation.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -12,10 +13,6 @@
 namespace mcpscope {
 
 namespace {
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("JsonRpcCodec", text);
-}
 
 DecodeResult failure(const QString& why, const QJsonValue& id = {})
 {
@@ -260,11 +257,12 @@ DecodeResult JsonRpcCodec::decode(QByteArrayView bytes)
     const QJsonDocument document
         = QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data(), bytes.size()), &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return failure(tr("not valid JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset));
+        return failure(
+            McpScope::tr("not valid JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset));
     if (document.isArray())
-        return failure(tr("a JSON array (batches are not part of MCP)"));
+        return failure(McpScope::tr("a JSON array (batches are not part of MCP)"));
     if (!document.isObject())
-        return failure(tr("not a JSON object"));
+        return failure(McpScope::tr("not a JSON object"));
     return fromJson(document.object());
 }
 
@@ -273,24 +271,25 @@ DecodeResult JsonRpcCodec::fromJson(const QJsonObject& object)
     const QJsonValue id = object.value(QLatin1String("id"));
     const QJsonValue usableId = isValidId(id) ? id : QJsonValue();
     if (object.value(QLatin1String("jsonrpc")).toString() != QLatin1String("2.0"))
-        return failure(tr("missing \"jsonrpc\": \"2.0\""), usableId);
+        return failure(McpScope::tr("missing \"jsonrpc\": \"2.0\""), usableId);
 
     DecodeResult result;
     JsonRpcMessage& message = result.message;
     const QJsonValue method = object.value(QLatin1String("method"));
     if (!method.isUndefined()) {
         if (!method.isString())
-            return failure(tr("\"method\" is not a string"), usableId);
+            return failure(McpScope::tr("\"method\" is not a string"), usableId);
         message.method = method.toString();
         const QJsonValue params = object.value(QLatin1String("params"));
         if (!params.isUndefined() && !params.isObject())
-            return failure(tr("\"params\" of %1 is not an object").arg(message.method), usableId);
+            return failure(McpScope::tr("\"params\" of %1 is not an object").arg(message.method), usableId);
         message.params = params.toObject();
         if (id.isUndefined()) {
             message.type = JsonRpcMessage::Type::Notification;
         } else {
             if (!isValidId(id))
-                return failure(tr("request %1 has an id that is neither a string nor an integer").arg(message.method));
+                return failure(
+                    McpScope::tr("request %1 has an id that is neither a string nor an integer").arg(message.method));
             message.type = JsonRpcMessage::Type::Request;
             message.id = id;
         }
@@ -299,18 +298,18 @@ DecodeResult JsonRpcCodec::fromJson(const QJsonObject& object)
     }
 
     if (!isValidId(id))
-        return failure(tr("a response without a string or integer id"));
+        return failure(McpScope::tr("a response without a string or integer id"));
     message.id = id;
     const bool hasResult = object.contains(QLatin1String("result"));
     const QJsonValue error = object.value(QLatin1String("error"));
     if (hasResult == !error.isUndefined())
-        return failure(tr("a response must carry exactly one of \"result\" and \"error\""), id);
+        return failure(McpScope::tr("a response must carry exactly one of \"result\" and \"error\""), id);
     if (hasResult) {
         message.type = JsonRpcMessage::Type::Response;
         message.result = object.value(QLatin1String("result"));
     } else {
         if (!error.isObject() || !error.toObject().value(QLatin1String("code")).isDouble())
-            return failure(tr("\"error\" is not an object with a numeric code"), id);
+            return failure(McpScope::tr("\"error\" is not an object with a numeric code"), id);
         message.type = JsonRpcMessage::Type::ErrorResponse;
         message.error = JsonRpcError::fromJson(error.toObject());
     }

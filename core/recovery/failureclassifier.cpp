@@ -1,8 +1,8 @@
 #include "failureclassifier.h"
 
+#include "jsonrpc/translation.h"
 #include "session/clientsession.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,11 +11,6 @@
 namespace mcpscope {
 
 namespace {
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("FailureClassifier", text);
-}
 
 /// The text parts of a tool's error result, so the report shows the server's answer as it came (R8).
 QString toolErrorText(const QJsonObject& result)
@@ -31,19 +26,6 @@ QString toolErrorText(const QJsonObject& result)
 }
 
 } // namespace
-
-bool FailureClassifier::isSdkNoValidSessionBody(const QByteArray& body)
-{
-    const QJsonDocument document = QJsonDocument::fromJson(body);
-    if (!document.isObject())
-        return false;
-    const QJsonObject object = document.object();
-    const QJsonObject error = object.value(QLatin1String("error")).toObject();
-    // The SDK's examples answer id null, server-everything echoes the request's id; both are that shape.
-    return object.value(QLatin1String("jsonrpc")) == QLatin1String("2.0") && !object.contains(QLatin1String("result"))
-        && error.value(QLatin1String("code")) == QJsonValue(-32000)
-        && error.value(QLatin1String("message")) == QLatin1String("Bad Request: No valid session ID provided");
-}
 
 FailureKind FailureClassifier::kindOf(const TransportFailure& failure)
 {
@@ -65,13 +47,11 @@ FailureKind FailureClassifier::kindOf(const TransportFailure& failure)
     case TransportEvent::HttpStatus:
         break;
     }
-    const int status = failure.httpStatus;
-    const bool carriedSession = !failure.sessionId.isEmpty();
-    if (carriedSession && (status == 404 || (status == 400 && isSdkNoValidSessionBody(failure.bodyExcerpt))))
+    if (failure.sessionRefused())
         return FailureKind::SessionExpired;
-    if (status == 401)
+    if (failure.httpStatus == 401)
         return FailureKind::AuthRequired;
-    if (status == 403 && failure.header("WWW-Authenticate").contains("insufficient_scope"))
+    if (failure.scopeChallenged())
         return FailureKind::InsufficientScope;
     return FailureKind::HttpError;
 }
@@ -113,7 +93,7 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
         classified.verdict = DispatchVerdict::Executed;
         classified.message = toolErrorText(result);
         if (classified.message.isEmpty())
-            classified.message = tr("The tool reported an error without a message.");
+            classified.message = McpScope::tr("The tool reported an error without a message.");
         return classified;
     }
     case Reply::Status::RpcError:

@@ -34,10 +34,6 @@ std::optional<ClassifiedFailure> classify(const Reply& reply, bool isToolCall);
 /// exact 400 "No valid session ID" shape, to a request that carried Mcp-Session-Id) or HttpError.
 FailureKind kindOf(const TransportFailure& failure);
 
-/// Whether an HTTP 400 body is the TypeScript SDK's "no valid session" answer: a JSON-RPC error with
-/// code -32000 and exactly that message. Any other 400 is an HttpError, whatever its text says.
-bool isSdkNoValidSessionBody(const QByteArray& body);
-
 /// The verdict §1 gives a kind the transport reported, before any Reply-level correction.
 DispatchVerdict verdictFor(FailureKind kind, int httpStatus, bool isToolCall);
 

@@ -1,19 +1,14 @@
 #include "retrypolicy.h"
 
 #include "jsonrpc/enumnames.h"
+#include "jsonrpc/translation.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 
 namespace mcpscope {
 
 namespace {
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("RetryPolicy", text);
-}
 
 const QLatin1String ReadOnlyHint("readOnlyHint");
 const QLatin1String IdempotentHint("idempotentHint");
@@ -40,10 +35,10 @@ QString describeHint(const QJsonObject& annotations, QLatin1String key)
 {
     const QJsonValue value = annotations.value(key);
     if (value.isUndefined())
-        return tr("has no %1").arg(key);
+        return McpScope::tr("has no %1").arg(key);
     QByteArray json = QJsonDocument(QJsonArray { value }).toJson(QJsonDocument::Compact);
     json = json.mid(1, json.size() - 2);
-    return tr("says %1 %2").arg(key, QString::fromUtf8(json));
+    return McpScope::tr("says %1 %2").arg(key, QString::fromUtf8(json));
 }
 
 Decision make(RecoveryAction action, const char* rule, const QString& reason, bool outcomeUncertain = false,
@@ -73,11 +68,11 @@ Decision decideRetryFailure(const ClassifiedFailure& failure, bool readOnly)
     const bool heal = losesTheSession(failure.kind);
     QString reason;
     if (uncertain) {
-        reason = tr("The retry failed as well, after it may have reached the server. A call is sent at most "
-                    "twice, so it was not sent again; it may or may not have taken effect, so check the "
-                    "server's state with a read before calling it again.");
+        reason = McpScope::tr("The retry failed as well, after it may have reached the server. A call is sent at most "
+                              "twice, so it was not sent again; it may or may not have taken effect, so check the "
+                              "server's state with a read before calling it again.");
     } else {
-        reason = tr("The retry failed as well. A call is sent at most twice, so it was not sent again.");
+        reason = McpScope::tr("The retry failed as well. A call is sent at most twice, so it was not sent again.");
     }
     return make(RecoveryAction::Stop, "R7", reason, uncertain, heal);
 }
@@ -106,18 +101,19 @@ QString RetryPolicy::whyNotReplayable(const RequestTools& tools, const PolicySet
     if (isReplayable(tools, settings))
         return {};
     if (!tools.snapshot.listed)
-        return tr("the tool was not listed when the call started");
+        return McpScope::tr("the tool was not listed when the call started");
     if (!tools.current.listed)
-        return tr("the tool is not in the newest tools/list");
+        return McpScope::tr("the tool is not in the newest tools/list");
     if (tools.snapshot.listedMoreThanOnce)
-        return tr("the tool was listed more than once when the call started");
+        return McpScope::tr("the tool was listed more than once when the call started");
     if (tools.current.listedMoreThanOnce)
-        return tr("the tool is listed more than once in the newest tools/list");
+        return McpScope::tr("the tool is listed more than once in the newest tools/list");
     QString why = isExactlyTrue(tools.snapshot.annotations, ReadOnlyHint)
-        ? tr("the tool's newest listing %1").arg(describeHint(tools.current.annotations, ReadOnlyHint))
-        : tr("the tool's listing when the call started %1").arg(describeHint(tools.snapshot.annotations, ReadOnlyHint));
+        ? McpScope::tr("the tool's newest listing %1").arg(describeHint(tools.current.annotations, ReadOnlyHint))
+        : McpScope::tr("the tool's listing when the call started %1")
+              .arg(describeHint(tools.snapshot.annotations, ReadOnlyHint));
     if (settings.idempotentReplay)
-        why += tr(", and idempotentHint is not true in both listings");
+        why += McpScope::tr(", and idempotentHint is not true in both listings");
     return why;
 }
 
@@ -135,77 +131,84 @@ Decision RetryPolicy::decide(
     switch (failure.kind) {
     case FailureKind::NotSent:
         return make(RecoveryAction::RetryOnce, "R1",
-            tr("The request never reached the server, so it is safe to send it once more after reconnecting "
-               "if needed."),
+            McpScope::tr("The request never reached the server, so it is safe to send it once more after reconnecting "
+                         "if needed."),
             false, true);
     case FailureKind::AuthRequired:
         return make(RecoveryAction::AuthThenRetry, "R2",
-            tr("The server asked for credentials before running anything; they are refreshed, then the call "
-               "is sent once more."),
+            McpScope::tr("The server asked for credentials before running anything; they are refreshed, then the call "
+                         "is sent once more."),
             false, true);
     case FailureKind::InsufficientScope:
         return make(RecoveryAction::StepUpThenRetry, "R3",
-            tr("The server needs a wider authorization scope before running anything; it is requested, then "
-               "the call is sent once more."));
+            McpScope::tr("The server needs a wider authorization scope before running anything; it is requested, then "
+                         "the call is sent once more."));
     case FailureKind::SessionExpired:
     case FailureKind::TransportLost: {
         const bool expired = failure.kind == FailureKind::SessionExpired;
         if (replayable) {
             QString reason = expired
-                ? tr("The session expired; the call only reads, so it is sent once more on a new session.")
-                : tr("The connection was lost; the call only reads, so it is sent once more on a new session.");
+                ? McpScope::tr("The session expired; the call only reads, so it is sent once more on a new session.")
+                : McpScope::tr(
+                    "The connection was lost; the call only reads, so it is sent once more on a new session.");
             if (!readOnly)
-                reason = expired ? tr("The session expired; the tool is idempotent and the idempotent-replay policy "
-                                      "is on, so it is sent once more on a new session.")
-                                 : tr("The connection was lost; the tool is idempotent and the idempotent-replay "
-                                      "policy is on, so it is sent once more on a new session.");
+                reason = expired
+                    ? McpScope::tr("The session expired; the tool is idempotent and the idempotent-replay policy "
+                                   "is on, so it is sent once more on a new session.")
+                    : McpScope::tr("The connection was lost; the tool is idempotent and the idempotent-replay "
+                                   "policy is on, so it is sent once more on a new session.");
             return make(RecoveryAction::ReconnectThenRetry, "R4", reason, false, true);
         }
         QString reason = expired
-            ? tr("The session expired after the call may have reached the server; it was not sent again to avoid "
-                 "a duplicate write.")
-            : tr("The connection was lost after the call may have reached the server; it was not sent again to "
-                 "avoid a duplicate write.");
+            ? McpScope::tr(
+                "The session expired after the call may have reached the server; it was not sent again to avoid "
+                "a duplicate write.")
+            : McpScope::tr(
+                "The connection was lost after the call may have reached the server; it was not sent again to "
+                "avoid a duplicate write.");
         // Say which listing made it a write: a tool that was read-only when the call started would
         // otherwise look like a wrong decision.
         const QString why = whyNotReplayable(tools, settings);
         if (!why.isEmpty())
-            reason += QLatin1Char(' ') + tr("It counts as a write because %1.").arg(why);
+            reason += QLatin1Char(' ') + McpScope::tr("It counts as a write because %1.").arg(why);
         return make(RecoveryAction::HealNoReplay, "R5", reason, true, true);
     }
     case FailureKind::Timeout:
         if (readOnly) {
             return make(RecoveryAction::CancelNoRetry, "R6",
-                tr("The server did not answer in time; the request was cancelled and not sent again."));
+                McpScope::tr("The server did not answer in time; the request was cancelled and not sent again."));
         }
         return make(RecoveryAction::CancelNoRetry, "R6",
-            tr("The server did not answer in time; the request was cancelled and not sent again, so it may or may "
-               "not have taken effect."),
+            McpScope::tr(
+                "The server did not answer in time; the request was cancelled and not sent again, so it may or may "
+                "not have taken effect."),
             true);
     case FailureKind::ToolError:
         return make(RecoveryAction::Stop, "R8",
-            tr("The server ran the tool and reported an error; its answer is reported as it came."));
+            McpScope::tr("The server ran the tool and reported an error; its answer is reported as it came."));
     case FailureKind::ProtocolError:
         if (failure.verdict == DispatchVerdict::Unknown) {
             return make(RecoveryAction::Stop, "R8",
-                tr("The server answered with an error after the call may have run; it is reported as it came "
-                   "and not sent again."));
+                McpScope::tr("The server answered with an error after the call may have run; it is reported as it came "
+                             "and not sent again."));
         }
         return make(RecoveryAction::Stop, "R8",
-            tr("The server answered with an error; it is reported as it came and not sent again."));
+            McpScope::tr("The server answered with an error; it is reported as it came and not sent again."));
     case FailureKind::HttpError:
         if (failure.verdict == DispatchVerdict::Unknown) {
             return make(RecoveryAction::Stop, "R8",
-                tr("The server answered with HTTP %1, which may have come after the call ran; it is reported as "
-                   "it came and not sent again.")
+                McpScope::tr(
+                    "The server answered with HTTP %1, which may have come after the call ran; it is reported as "
+                    "it came and not sent again.")
                     .arg(failure.httpStatus));
         }
         return make(RecoveryAction::Stop, "R8",
-            tr("The server refused the request with HTTP %1; it is reported as it came and not sent again.")
+            McpScope::tr("The server refused the request with HTTP %1; it is reported as it came and not sent again.")
                 .arg(failure.httpStatus));
     }
     // Not reachable for a valid kind; stopping is the answer that can never duplicate a write.
-    return make(RecoveryAction::Stop, "R8", tr("The failure is reported as it came and the call was not sent again."));
+    return make(RecoveryAction::Stop, "R8",
+        McpScope::tr("The failure is reported as it came and the call was not sent again."));
 }
 
 Decision RetryPolicy::breakerOpen(const QString& breakerMessage)

@@ -1,6 +1,5 @@
 #include "clientsession.h"
 
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QMetaMethod>
@@ -8,14 +7,8 @@
 namespace mcpscope {
 
 namespace {
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("ClientSession", text);
-}
-
 const QLatin1String Initialize("initialize");
 const QLatin1String Ping("ping");
-constexpr int MaxListPages = 10000; // a server that keeps returning cursors must not loop us forever
 } // namespace
 
 const QStringList& ClientSession::supportedProtocolVersions()
@@ -29,14 +22,17 @@ QString Reply::describe() const
 {
     switch (status) {
     case Status::Ok:
-        return tr("%1 succeeded").arg(method);
+        return ClientSession::tr("%1 succeeded").arg(method);
     case Status::RpcError:
-        return tr("the server answered %1 with error %2: %3").arg(method).arg(error.code).arg(error.message);
+        return ClientSession::tr("the server answered %1 with error %2: %3")
+            .arg(method)
+            .arg(error.code)
+            .arg(error.message);
     case Status::Failed:
     case Status::TimedOut:
         return failure.message;
     case Status::Cancelled:
-        return failure.message.isEmpty() ? tr("%1 was cancelled").arg(method) : failure.message;
+        return failure.message.isEmpty() ? ClientSession::tr("%1 was cancelled").arg(method) : failure.message;
     }
     return {};
 }
@@ -47,6 +43,8 @@ ClientSession::ClientSession(std::unique_ptr<Transport> transport, Options optio
     , m_transport(std::move(transport))
 {
     m_transport->setParent(nullptr);
+    // Until a failure says otherwise, a session that ended reads as lost after its requests went out.
+    m_lastFailure.requestWritten = true;
     Transport* t = m_transport.get();
     connect(t, &Transport::opened, this, &ClientSession::sendInitialize);
     connect(t, &Transport::messageReceived, this, &ClientSession::onMessage);
@@ -144,17 +142,22 @@ void ClientSession::onInitializeReply(const Reply& reply)
 {
     if (!reply.ok()) {
         m_initializeFailure = reply.failure;
-        fail(tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, reply.describe()),
-            reply.status == Reply::Status::TimedOut ? FailureKind::Timeout : reply.failure.kind());
+        // A timed-out reply carries TimedOut evidence, an error reply its written request.
+        fail(tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, reply.describe()), reply.failure);
         return;
     }
     const QJsonObject result = reply.resultObject();
     const QString version = result.value(QLatin1String("protocolVersion")).toString();
     if (!supportedProtocolVersions().contains(version)) {
-        fail(tr("Server '%1' answered initialize with protocol version '%2', which McpScope does not speak "
-                "(supported: %3).")
-                 .arg(m_options.serverName, version, supportedProtocolVersions().join(QStringLiteral(", "))),
-            FailureKind::ProtocolError);
+        // An answer McpScope cannot use: the request was handled, the session is not.
+        TransportFailure unusable;
+        unusable.event = TransportEvent::Malformed;
+        unusable.requestWritten = true;
+        unusable.message
+            = tr("Server '%1' answered initialize with protocol version '%2', which McpScope does not "
+                 "speak (supported: %3).")
+                  .arg(m_options.serverName, version, supportedProtocolVersions().join(QStringLiteral(", ")));
+        fail(unusable.message, unusable);
         m_transport->close();
         return;
     }
@@ -174,16 +177,16 @@ void ClientSession::onInitializeReply(const Reply& reply)
     Q_EMIT ready();
 }
 
-void ClientSession::fail(const QString& message, FailureKind kind)
+void ClientSession::fail(const QString& message, const TransportFailure& evidence)
 {
-    if (enterFailed(message, kind))
+    if (enterFailed(message, evidence))
         Q_EMIT failed(message);
 }
 
-bool ClientSession::enterFailed(const QString& message, FailureKind kind)
+bool ClientSession::enterFailed(const QString& message, const TransportFailure& evidence)
 {
     m_lastError = message;
-    m_lastFailureKind = kind;
+    m_lastFailure = evidence;
     m_keepalive.stop();
     const QList<Queued> queued = std::exchange(m_queue, {});
     for (const Queued& q : queued) {
@@ -365,70 +368,6 @@ void ClientSession::onReply(const JsonRpcMessage& message)
     finish(idKey(message.id), reply);
 }
 
-void ClientSession::onServerRequest(const JsonRpcMessage& message)
-{
-    const QJsonValue id = message.id;
-    auto send = [session = QPointer<ClientSession>(this), id](
-                    const QJsonValue& result, const std::optional<JsonRpcError>& error) {
-        if (!session || !session->m_transport || session->m_state == State::Closed || session->m_state == State::Failed)
-            return;
-        session->m_transport->send(
-            error ? JsonRpcMessage::errorResponse(id, *error) : JsonRpcMessage::response(id, result));
-    };
-    if (message.method == Ping) {
-        send(QJsonObject(), std::nullopt);
-        return;
-    }
-    QString capability;
-    if (message.method == QLatin1String("roots/list"))
-        capability = QStringLiteral("roots");
-    else if (message.method == QLatin1String("sampling/createMessage"))
-        capability = QStringLiteral("sampling");
-    else if (message.method == QLatin1String("elicitation/create"))
-        capability = QStringLiteral("elicitation");
-    if (!capability.isEmpty() && m_responder && m_responder->capabilities().contains(capability)) {
-        m_responder->respond(message, send);
-        return;
-    }
-    send({},
-        JsonRpcError { ErrorCode::MethodNotFound,
-            capability.isEmpty() ? tr("Method not found: %1").arg(message.method)
-                                 : tr("Method not found: the client did not declare the %1 capability").arg(capability),
-            {} });
-}
-
-void ClientSession::onNotification(const JsonRpcMessage& message)
-{
-    const QString& method = message.method;
-    if (method == QLatin1String("notifications/progress")) {
-        const QJsonValue token = message.params.value(QLatin1String("progressToken"));
-        const double value = message.params.value(QLatin1String("progress")).toDouble();
-        if (const auto entry = m_tracker.progress(token, value)) {
-            const auto it = m_pending.constFind(idKey(entry->id));
-            if (it != m_pending.constEnd() && it->onProgress && (!it->hasContext || it->context)) {
-                ProgressUpdate update;
-                update.progress = value;
-                const QJsonValue total = message.params.value(QLatin1String("total"));
-                if (total.isDouble())
-                    update.total = total.toDouble();
-                update.message = message.params.value(QLatin1String("message")).toString();
-                it->onProgress(update);
-            }
-        }
-    } else if (method == QLatin1String("notifications/message")) {
-        Q_EMIT logMessage(message.params.value(QLatin1String("level")).toString(),
-            message.params.value(QLatin1String("logger")).toString(), message.params.value(QLatin1String("data")));
-    } else if (method == QLatin1String("notifications/tools/list_changed")) {
-        // server-everything sends this even before answering initialize. A list already on its way
-        // may predate the change, so it is listed again once that one lands.
-        if (m_toolsListsInFlight > 0)
-            m_toolsDirty = true;
-        else if (m_toolsListed && m_state == State::Ready)
-            listTools(nullptr);
-    }
-    Q_EMIT notificationReceived(message);
-}
-
 void ClientSession::onRequestFailed(const QJsonValue& id, const TransportFailure& failure)
 {
     const QString key = idKey(id);
@@ -460,7 +399,7 @@ void ClientSession::onChannelFailed(const TransportFailure& failure)
     // failed() only after it: whoever hears failed() may close the session (the CLI quits on it), and
     // a close would end the requests still in flight as cancelled instead of by the failure's own kind,
     // which is what R4/R5 decide on (RECOVERY.md §3, stdio).
-    const bool announce = enterFailed(message, failure.kind());
+    const bool announce = enterFailed(message, failure);
     abandonAll(failure);
     if (announce)
         Q_EMIT failed(message);
@@ -597,102 +536,6 @@ void ClientSession::sendKeepalive()
                 Q_EMIT keepaliveFailed(reply);
         },
         this);
-}
-
-void ClientSession::listAll(const QString& method, const QString& key, ReplyHandler done, QObject* context)
-{
-    QPointer<QObject> guard(context);
-    const bool hasContext = context != nullptr;
-    listPage(method, key, QString(), std::make_shared<QJsonArray>(),
-        [done = std::move(done), guard, hasContext](const Reply& reply) {
-            if (hasContext && !guard)
-                return;
-            if (done)
-                done(reply);
-        });
-}
-
-void ClientSession::listPage(const QString& method, const QString& key, const QString& cursor,
-    std::shared_ptr<QJsonArray> items, std::function<void(const Reply&)> done)
-{
-    QJsonObject params;
-    if (!cursor.isNull())
-        params.insert(QStringLiteral("cursor"), cursor);
-    RequestOptions options;
-    options.timeoutMs = m_options.requestTimeoutMs;
-    request(
-        method, params, options,
-        [this, method, key, items, done = std::move(done)](const Reply& reply) mutable {
-            if (!reply.ok()) {
-                done(reply);
-                return;
-            }
-            const QJsonObject result = reply.resultObject();
-            for (const QJsonValue& item : result.value(key).toArray())
-                items->append(item);
-            const QJsonValue next = result.value(QLatin1String("nextCursor"));
-            if (next.isString() && !next.toString().isEmpty() && items->size() < MaxListPages * 1000) {
-                listPage(method, key, next.toString(), items, std::move(done));
-                return;
-            }
-            Reply all = reply;
-            QJsonObject merged = result;
-            merged.insert(key, *items);
-            merged.remove(QStringLiteral("nextCursor"));
-            all.result = merged;
-            done(all);
-        },
-        this);
-}
-
-void ClientSession::listTools(ReplyHandler done, QObject* context)
-{
-    QPointer<QObject> guard(context);
-    const bool hasContext = context != nullptr;
-    ++m_toolsListsInFlight;
-    listAll(
-        QStringLiteral("tools/list"), QStringLiteral("tools"),
-        [this, done = std::move(done), guard, hasContext](const Reply& reply) {
-            --m_toolsListsInFlight;
-            if (m_toolsDirty && m_toolsListsInFlight == 0 && m_state == State::Ready) {
-                m_toolsDirty = false;
-                listTools(nullptr);
-            }
-            if (reply.ok()) {
-                // Marks names listed more than once: they are write-capable (RECOVERY.md §2).
-                m_tools = ToolInfo::listFromJson(reply.resultObject().value(QLatin1String("tools")).toArray());
-                m_toolsListed = true;
-                Q_EMIT toolsChanged();
-            }
-            if (hasContext && !guard)
-                return;
-            if (done)
-                done(reply);
-        },
-        this);
-}
-
-QJsonValue ClientSession::callTool(const QString& name, const QJsonObject& arguments, const RequestOptions& options,
-    ReplyHandler done, QObject* context)
-{
-    return request(QStringLiteral("tools/call"),
-        { { QStringLiteral("name"), name }, { QStringLiteral("arguments"), arguments } }, options, std::move(done),
-        context);
-}
-
-const ToolInfo* ClientSession::tool(const QString& name) const
-{
-    for (const ToolInfo& tool : m_tools) {
-        if (tool.name == name)
-            return &tool;
-    }
-    return nullptr;
-}
-
-ToolListing ClientSession::listing(const QString& name) const
-{
-    // No listing yet says nothing about the tool: not listed, so write-capable.
-    return m_toolsListed ? ToolListing::of(m_tools, name) : ToolListing {};
 }
 
 } // namespace mcpscope

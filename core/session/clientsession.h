@@ -130,8 +130,9 @@ public:
     const ServerDetails& details() const { return m_details; }
     QString sessionId() const;
     const QString& lastError() const { return m_lastError; }
-    /// What kind of failure ended the session (valid in state Failed).
-    FailureKind lastFailureKind() const { return m_lastFailureKind; }
+    /// The evidence of what ended the session (valid in state Failed); FailureClassifier::kindOf names
+    /// its kind.
+    const TransportFailure& lastFailure() const { return m_lastFailure; }
     /// The evidence of a failed initialize (HTTP status and headers), for transport fallback and auth.
     const TransportFailure& initializeFailure() const { return m_initializeFailure; }
 
@@ -199,9 +200,9 @@ private:
     void setState(State state);
     void sendInitialize();
     void onInitializeReply(const Reply& reply);
-    void fail(const QString& message, FailureKind kind);
+    void fail(const QString& message, const TransportFailure& evidence);
     /// fail() without the failed() signal; true when the session was not failed before.
-    bool enterFailed(const QString& message, FailureKind kind);
+    bool enterFailed(const QString& message, const TransportFailure& evidence);
     void dispatch(const JsonRpcMessage& message, const RequestOptions& options);
     void onMessage(const JsonRpcMessage& message);
     void onReply(const JsonRpcMessage& message);
@@ -223,7 +224,7 @@ private:
     State m_state = State::Disconnected;
     ServerDetails m_details;
     QString m_lastError;
-    FailureKind m_lastFailureKind = FailureKind::TransportLost;
+    TransportFailure m_lastFailure;
     TransportFailure m_initializeFailure;
     QString m_lastMalformed;
     QHash<QString, Pending> m_pending;

@@ -1,18 +1,13 @@
 #include "httpcommon.h"
 
-#include "recovery/failureclassifier.h"
+#include "jsonrpc/translation.h"
 #include "streamablehttptransport.h"
 
-#include <QCoreApplication>
 #include <QDateTime>
 
 namespace mcpscope {
 
 namespace {
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("HttpTransport", text);
-}
 constexpr qsizetype BodyExcerptBytes = 512;
 } // namespace
 
@@ -98,38 +93,38 @@ TransportFailure HttpCommon::failureFor(const HttpReply* reply, const QByteArray
             failure.event = TransportEvent::ConnectionLost;
             break;
         }
-        const QString written = !failure.requestWritten ? tr("nothing of the request was sent")
-            : !failure.responseStarted                  ? tr("the request was sent, no response byte arrived")
-                                                        : tr("the response was incomplete");
-        failure.message
-            = tr("HTTP server '%1': %2 failed: %3 (%4; %5).").arg(serverName, what, evidence.errorString, written, url);
+        const QString written = !failure.requestWritten ? McpScope::tr("nothing of the request was sent")
+            : !failure.responseStarted                  ? McpScope::tr("the request was sent, no response byte arrived")
+                                                        : McpScope::tr("the response was incomplete");
+        failure.message = McpScope::tr("HTTP server '%1': %2 failed: %3 (%4; %5).")
+                              .arg(serverName, what, evidence.errorString, written, url);
         return failure;
     }
 
     failure.event = TransportEvent::HttpStatus;
     const QString statusText = QString::number(failure.httpStatus)
         + (evidence.reason.isEmpty() ? QString() : QLatin1Char(' ') + QString::fromLatin1(evidence.reason));
-    switch (FailureClassifier::kindOf(failure)) {
-    case FailureKind::SessionExpired:
-        failure.message = tr("HTTP server '%1' answered %2 with %3: session %4 has expired or is unknown.")
+    // What the answer says in words; which failure kind that is stays the classifier's to name.
+    if (failure.sessionRefused()) {
+        failure.message = McpScope::tr("HTTP server '%1' answered %2 with %3: session %4 has expired or is unknown.")
                               .arg(serverName, what, statusText, sessionIdSent);
         return failure;
-    case FailureKind::AuthRequired:
-        failure.message
-            = tr("HTTP server '%1' answered %2 with %3: authorization is required.").arg(serverName, what, statusText);
-        return failure;
-    case FailureKind::InsufficientScope:
-        failure.message = tr("HTTP server '%1' answered %2 with %3: the token lacks a required scope.")
+    }
+    if (failure.httpStatus == 401) {
+        failure.message = McpScope::tr("HTTP server '%1' answered %2 with %3: authorization is required.")
                               .arg(serverName, what, statusText);
         return failure;
-    default:
-        break;
+    }
+    if (failure.scopeChallenged()) {
+        failure.message = McpScope::tr("HTTP server '%1' answered %2 with %3: the token lacks a required scope.")
+                              .arg(serverName, what, statusText);
+        return failure;
     }
     QString excerpt = QString::fromUtf8(failure.bodyExcerpt).simplified();
     if (excerpt.size() > 160)
         excerpt = excerpt.left(160) + QStringLiteral("…");
     failure.message
-        = tr("HTTP server '%1' answered %2 with %3%4.")
+        = McpScope::tr("HTTP server '%1' answered %2 with %3%4.")
               .arg(serverName, what, statusText, excerpt.isEmpty() ? QString() : QStringLiteral(": ") + excerpt);
     return failure;
 }

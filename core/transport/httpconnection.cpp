@@ -1,8 +1,8 @@
 #include "httpconnection.h"
 
+#include "jsonrpc/translation.h"
 #include "sockethealth.h"
 
-#include <QCoreApplication>
 #include <QDateTime>
 #include <QSslSocket>
 
@@ -21,11 +21,6 @@ quint16 HttpUrl::portOf(const QUrl& url)
 }
 
 namespace {
-
-QString httpTr(const char* text)
-{
-    return QCoreApplication::translate("HttpClient", text);
-}
 
 qint64 now()
 {
@@ -120,8 +115,8 @@ HttpConnection::HttpConnection(
     m_connectTimer.setSingleShot(true);
     connect(&m_connectTimer, &QTimer::timeout, this, [this] {
         m_socket->abort();
-        fail(
-            HttpClientError::ConnectTimeout, httpTr("no connection within %1 s").arg(m_connectTimer.interval() / 1000));
+        fail(HttpClientError::ConnectTimeout,
+            McpScope::tr("no connection within %1 s").arg(m_connectTimer.interval() / 1000));
     });
 
     if (m_absoluteForm) {
@@ -292,7 +287,7 @@ void HttpConnection::onReadyRead()
         e.firstByteAt = now();
     }
     if (!m_reader.feed(bytes)) {
-        fail(HttpClientError::MalformedResponse, httpTr("malformed HTTP response: %1").arg(m_reader.error()));
+        fail(HttpClientError::MalformedResponse, McpScope::tr("malformed HTTP response: %1").arg(m_reader.error()));
         return;
     }
     deliver();
@@ -426,8 +421,9 @@ void HttpConnection::onError(QAbstractSocket::SocketError error)
     const HttpClientError kind = errorFor(error, m_ready);
     QString text = m_socket->errorString();
     if (kind == HttpClientError::ConnectionClosed)
-        text = m_reply->m_evidence.responseStarted ? httpTr("the connection closed before the response was complete")
-                                                   : httpTr("the connection closed before any response byte");
+        text = m_reply->m_evidence.responseStarted
+            ? McpScope::tr("the connection closed before the response was complete")
+            : McpScope::tr("the connection closed before any response byte");
     fail(kind, text);
 }
 

@@ -1,17 +1,12 @@
 #include "httpwire.h"
 
-#include <QCoreApplication>
+#include "jsonrpc/translation.h"
 
 namespace mcpscope::HttpWire {
 
 namespace {
 constexpr qsizetype MaxHeadBytes = 64 * 1024;
 constexpr qsizetype MaxLineBytes = 8 * 1024;
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("HttpWire", text);
-}
 
 /// Index just past the line ending that starts at or after from (CRLF or a lone LF), or -1.
 qsizetype lineEnd(const QByteArray& buffer, qsizetype from, qsizetype* contentEnd)
@@ -146,22 +141,22 @@ bool MessageReader::parseHead(QByteArrayView head)
         pos = next;
     }
     if (lines.isEmpty())
-        return fail(tr("empty message head"));
+        return fail(McpScope::tr("empty message head"));
     const QList<QByteArray> start = lines.first().split(' ');
     if (m_kind == Kind::Request) {
         if (start.size() != 3 || start.at(0).isEmpty() || start.at(1).isEmpty() || !start.at(2).startsWith("HTTP/1."))
-            return fail(tr("malformed request line"));
+            return fail(McpScope::tr("malformed request line"));
         method = start.at(0);
         target = start.at(1);
         version = start.at(2);
     } else {
         if (start.size() < 2 || !start.at(0).startsWith("HTTP/1.") || start.at(1).size() != 3)
-            return fail(tr("malformed status line"));
+            return fail(McpScope::tr("malformed status line"));
         bool ok = false;
         version = start.at(0);
         status = start.at(1).toInt(&ok);
         if (!ok || status < 100)
-            return fail(tr("malformed status code"));
+            return fail(McpScope::tr("malformed status code"));
         reason = lines.first().mid(start.at(0).size() + start.at(1).size() + 2);
     }
     headers.clear();
@@ -175,7 +170,7 @@ bool MessageReader::parseHead(QByteArrayView head)
         }
         const qsizetype colon = line.indexOf(':');
         if (colon <= 0 || line.left(colon).contains(' ') || line.left(colon).contains('\t'))
-            return fail(tr("malformed header line"));
+            return fail(McpScope::tr("malformed header line"));
         headers.append({ line.left(colon), line.mid(colon + 1).trimmed() });
     }
 
@@ -188,7 +183,7 @@ bool MessageReader::parseHead(QByteArrayView head)
         bool ok = false;
         m_contentLength = length.toLongLong(&ok);
         if (!ok || m_contentLength < 0)
-            return fail(tr("malformed Content-Length"));
+            return fail(McpScope::tr("malformed Content-Length"));
     }
     if (bodyless) {
         m_framing = Framing::None;
@@ -196,7 +191,7 @@ bool MessageReader::parseHead(QByteArrayView head)
         m_framing = Framing::Chunked;
     } else if (!header(headers, "Transfer-Encoding").isEmpty()) {
         if (m_kind == Kind::Request)
-            return fail(tr("unsupported Transfer-Encoding"));
+            return fail(McpScope::tr("unsupported Transfer-Encoding"));
         m_framing = Framing::UntilClose;
     } else if (m_contentLength >= 0) {
         m_framing = m_contentLength > 0 ? Framing::Length : Framing::None;
@@ -229,7 +224,7 @@ void MessageReader::process()
             }
             if (end < 0) {
                 if (m_buffer.size() > MaxHeadBytes)
-                    fail(tr("message head larger than %1 bytes").arg(MaxHeadBytes));
+                    fail(McpScope::tr("message head larger than %1 bytes").arg(MaxHeadBytes));
                 return;
             }
             if (!parseHead(QByteArrayView(m_buffer).first(headLength)))
@@ -278,7 +273,7 @@ void MessageReader::process()
             const qsizetype next = lineEnd(m_buffer, 0, &contentEnd);
             if (next < 0) {
                 if (m_buffer.size() > MaxLineBytes)
-                    fail(tr("chunk size line too long"));
+                    fail(McpScope::tr("chunk size line too long"));
                 return;
             }
             QByteArray sizeText = m_buffer.left(contentEnd);
@@ -288,7 +283,7 @@ void MessageReader::process()
             bool ok = false;
             const qint64 size = sizeText.trimmed().toLongLong(&ok, 16);
             if (!ok || size < 0) {
-                fail(tr("malformed chunk size"));
+                fail(McpScope::tr("malformed chunk size"));
                 return;
             }
             m_buffer.remove(0, next);
@@ -314,14 +309,14 @@ void MessageReader::process()
             const qsizetype next = lineEnd(m_buffer, 0, &contentEnd);
             if (next < 0) {
                 if (m_buffer.size() > MaxLineBytes)
-                    fail(tr("malformed chunk end"));
+                    fail(McpScope::tr("malformed chunk end"));
                 return;
             }
             const bool empty = contentEnd == 0;
             m_buffer.remove(0, next);
             if (m_state == State::ChunkDataEnd) {
                 if (!empty) {
-                    fail(tr("chunk data longer than its size"));
+                    fail(McpScope::tr("chunk data longer than its size"));
                     return;
                 }
                 m_state = State::ChunkSize;

@@ -272,7 +272,7 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
     if (!reply->isSuccess() || (broken && evidence.status == 0)) {
         TransportFailure failure
             = HttpCommon::failureFor(reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
-        if (exchange->resume && failure.kind() != FailureKind::SessionExpired) {
+        if (exchange->resume && !failure.sessionRefused()) {
             // The original POST was delivered; its answer is what got lost.
             failure.event = TransportEvent::ConnectionLost;
             failure.requestWritten = true;

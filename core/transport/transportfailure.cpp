@@ -1,7 +1,9 @@
 #include "transportfailure.h"
 
 #include "jsonrpc/enumnames.h"
-#include "recovery/failureclassifier.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 namespace mcpscope {
 
@@ -68,9 +70,29 @@ QString transportEventName(TransportEvent event)
     return TransportEventNames.name(event);
 }
 
-FailureKind TransportFailure::kind() const
+bool isSdkNoValidSessionBody(const QByteArray& body)
 {
-    return FailureClassifier::kindOf(*this);
+    const QJsonDocument document = QJsonDocument::fromJson(body);
+    if (!document.isObject())
+        return false;
+    const QJsonObject object = document.object();
+    const QJsonObject error = object.value(QLatin1String("error")).toObject();
+    // The SDK's examples answer id null, server-everything echoes the request's id; both are that shape.
+    return object.value(QLatin1String("jsonrpc")) == QLatin1String("2.0") && !object.contains(QLatin1String("result"))
+        && error.value(QLatin1String("code")) == QJsonValue(-32000)
+        && error.value(QLatin1String("message")) == QLatin1String("Bad Request: No valid session ID provided");
+}
+
+bool TransportFailure::sessionRefused() const
+{
+    return event == TransportEvent::HttpStatus && !sessionId.isEmpty()
+        && (httpStatus == 404 || (httpStatus == 400 && isSdkNoValidSessionBody(bodyExcerpt)));
+}
+
+bool TransportFailure::scopeChallenged() const
+{
+    return event == TransportEvent::HttpStatus && httpStatus == 403
+        && header("WWW-Authenticate").contains("insufficient_scope");
 }
 
 QByteArray TransportFailure::header(const QByteArray& name) const

@@ -10,8 +10,8 @@
 
 namespace mcpscope {
 
-/// Failure kinds of RECOVERY.md §1. The transport fills in what its evidence shows; the recovery
-/// layer owns the final classification.
+/// Failure kinds of RECOVERY.md §1. Only FailureClassifier (core/recovery) names one; the types live
+/// here because every layer above reports and stores them.
 enum class FailureKind {
     NotSent,
     AuthRequired,
@@ -75,9 +75,16 @@ struct TransportFailure
     QString message; ///< one sentence for people, naming the server and what failed
 
     QByteArray header(const QByteArray& name) const;
-    /// The failure kind of RECOVERY.md §1, as FailureClassifier::kindOf() reads this evidence.
-    FailureKind kind() const;
+    /// The server answered a request that carried a session id that it does not know that session: an
+    /// HTTP 404, or an HTTP 400 whose body is the SDK's exact "no valid session" answer.
+    bool sessionRefused() const;
+    /// The server answered HTTP 403 with error="insufficient_scope" in its WWW-Authenticate challenge.
+    bool scopeChallenged() const;
 };
+
+/// Whether an HTTP 400 body is the TypeScript SDK's "no valid session" answer: a JSON-RPC error with
+/// code -32000 and exactly that message. Any other 400 says nothing about the session, whatever its text.
+bool isSdkNoValidSessionBody(const QByteArray& body);
 
 } // namespace mcpscope
 

@@ -8,6 +8,7 @@
 #include "fault/faultcontrolserver.h"
 #include "fault/faultproxy.h"
 #include "peerprocess.h"
+#include "recovery/failureclassifier.h"
 #include "session/clientsession.h"
 #include "transport/streamablehttptransport.h"
 
@@ -452,7 +453,7 @@ void TestFaultProxy::faultKinds()
         QCOMPARE(firstText(reply), QStringLiteral("Echo: faulty"));
     } else {
         QCOMPARE(reply.status, Reply::Status::Failed);
-        QVERIFY2(reply.failure.kind() == failure, qPrintable(reply.describe()));
+        QVERIFY2(FailureClassifier::kindOf(reply.failure) == failure, qPrintable(reply.describe()));
         QCOMPARE(reply.failure.httpStatus, httpStatus);
     }
     QCOMPARE(proxy.forwarded() - forwardedBefore, forwardedRequests);
@@ -496,7 +497,7 @@ void TestFaultProxy::cutStreamsWithoutEventStore()
     const Reply reply = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("lost")));
     QCOMPARE(fired.count(), 1);
     QCOMPARE(reply.status, Reply::Status::Failed);
-    QVERIFY2(reply.failure.kind() == FailureKind::TransportLost, qPrintable(reply.describe()));
+    QVERIFY2(FailureClassifier::kindOf(reply.failure) == FailureKind::TransportLost, qPrintable(reply.describe()));
     QVERIFY(reply.failure.requestWritten);
     QCOMPARE(client.transport->resumedStreams(), 0);
 }
@@ -515,7 +516,7 @@ void TestFaultProxy::countIsRespected()
 
     for (int i = 0; i < 2; ++i) {
         const Reply expired = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("no")));
-        QCOMPARE(expired.failure.kind(), FailureKind::SessionExpired);
+        QCOMPARE(FailureClassifier::kindOf(expired.failure), FailureKind::SessionExpired);
         QCOMPARE(fired.count(), i + 1);
         QCOMPARE(fired.last().at(0).value<FaultProxy::Fault>().count, 1 - i); // firings left
     }
@@ -569,7 +570,7 @@ void TestFaultProxy::filters()
     QCOMPARE(fired.count(), 0);
     QCOMPARE(proxy.armed().size(), 1);
     const Reply failing = call(*client.session, failingMethod, failingParams);
-    QCOMPARE(failing.failure.kind(), FailureKind::SessionExpired);
+    QCOMPARE(FailureClassifier::kindOf(failing.failure), FailureKind::SessionExpired);
     QCOMPARE(fired.count(), 1);
     QCOMPARE(fired.first().at(1).toString(), failingMethod);
 }
@@ -591,7 +592,7 @@ void TestFaultProxy::unfilteredFaultSkipsNotifications()
     QCOMPARE(proxy.armed().size(), 1); // a notification never matches
 
     const Reply ping = call(*client.session, QStringLiteral("ping"), {});
-    QCOMPARE(ping.failure.kind(), FailureKind::SessionExpired);
+    QCOMPARE(FailureClassifier::kindOf(ping.failure), FailureKind::SessionExpired);
     QCOMPARE(fired.count(), 1);
     QCOMPARE(fired.first().at(1).toString(), QStringLiteral("ping"));
 }
@@ -605,7 +606,7 @@ void TestFaultProxy::faultOnInitialize()
     QSignalSpy failed(client.session.get(), &ClientSession::failed);
     client.session->start();
     QVERIFY(failed.wait(WaitMs));
-    QCOMPARE(client.session->lastFailureKind(), FailureKind::AuthRequired);
+    QCOMPARE(FailureClassifier::kindOf(client.session->lastFailure()), FailureKind::AuthRequired);
     QCOMPARE(client.session->initializeFailure().httpStatus, 401);
     QVERIFY(client.session->initializeFailure().header("WWW-Authenticate").startsWith("Bearer resource_metadata="));
     QCOMPARE(proxy.forwarded(), 0);
@@ -623,7 +624,7 @@ void TestFaultProxy::faultFiredCarriesMethodAndId()
     QJsonValue requestId;
     const Reply reply
         = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("marked")), {}, &requestId);
-    QCOMPARE(reply.failure.kind(), FailureKind::SessionExpired);
+    QCOMPARE(FailureClassifier::kindOf(reply.failure), FailureKind::SessionExpired);
     QCOMPARE(fired.count(), 1);
     const auto fault = fired.first().at(0).value<FaultProxy::Fault>();
     QCOMPARE(fault.id, armedId);
@@ -728,7 +729,7 @@ void TestFaultProxy::cliProxy()
     client.session->start();
     QVERIFY2(ready.wait(WaitMs), qPrintable(client.session->lastError()));
     const Reply expired = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("cli")));
-    QCOMPARE(expired.failure.kind(), FailureKind::SessionExpired);
+    QCOMPARE(FailureClassifier::kindOf(expired.failure), FailureKind::SessionExpired);
     const Reply passed = call(*client.session, QStringLiteral("tools/call"), echo(QStringLiteral("cli")));
     QVERIFY2(passed.ok(), qPrintable(passed.describe()));
 

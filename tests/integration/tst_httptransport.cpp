@@ -3,6 +3,7 @@
 // (tests/peers/bad-http.mjs) for wire behaviours no real server produces.
 
 #include "peerprocess.h"
+#include "recovery/failureclassifier.h"
 #include "session/clientsession.h"
 #include "session/scriptedresponder.h"
 #include "transport/legacyssetransport.h"
@@ -187,7 +188,7 @@ void TestHttpTransport::deletedSessionIsSessionExpired()
     QTRY_VERIFY_WITH_TIMEOUT(server.output().contains("termination"), WaitMs);
     Reply ping = call(session, QStringLiteral("ping"), {});
     QCOMPARE(ping.status, Reply::Status::Failed);
-    QCOMPARE(ping.failure.kind(), FailureKind::SessionExpired);
+    QCOMPARE(FailureClassifier::kindOf(ping.failure), FailureKind::SessionExpired);
     QCOMPARE(ping.failure.sessionId, oldSession);
     QVERIFY(ping.failure.httpStatus == 404 || ping.failure.httpStatus == 400);
     QVERIFY(ping.failure.message.contains(oldSession));

@@ -1,9 +1,17 @@
 #include "recovery/failureclassifier.h"
 #include "session/clientsession.h"
+#include "transport/stdiotransport.h"
+#include "transport/streamablehttptransport.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTest>
+
+#include <memory>
+#include <optional>
 
 using mcpscope::ClassifiedFailure;
 using mcpscope::DispatchVerdict;
@@ -11,8 +19,114 @@ using mcpscope::FailureKind;
 using mcpscope::Reply;
 using mcpscope::TransportEvent;
 using Status = mcpscope::Reply::Status;
+using mcpscope::TransportFailure;
 
 namespace {
+
+/// A loopback HTTP server that answers each POST with the next scripted response (an empty one
+/// closes the connection without a byte) and refuses the GET stream; one request per connection.
+class LoopbackHttp
+{
+public:
+    explicit LoopbackHttp(QList<QByteArray> responses)
+        : m_responses(std::move(responses))
+    {
+        m_server.listen(QHostAddress::LocalHost, 0);
+        QObject::connect(&m_server, &QTcpServer::newConnection, &m_server, [this] {
+            while (QTcpSocket* socket = m_server.nextPendingConnection())
+                serve(socket);
+        });
+    }
+    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(m_server.serverPort())); }
+    int posts() const { return m_posts; }
+
+private:
+    void serve(QTcpSocket* socket)
+    {
+        auto buffer = std::make_shared<QByteArray>();
+        QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket, buffer] {
+            buffer->append(socket->readAll());
+            const qsizetype headEnd = buffer->indexOf("\r\n\r\n");
+            if (headEnd < 0)
+                return;
+            const QByteArray head = buffer->left(headEnd).toLower();
+            const qsizetype at = head.indexOf("content-length:");
+            const qsizetype length
+                = at < 0 ? 0 : head.mid(at + 15, head.indexOf("\r\n", at) - at - 15).trimmed().toLongLong();
+            if (buffer->size() < headEnd + 4 + length)
+                return;
+            QByteArray response = QByteArrayLiteral("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n");
+            if (buffer->startsWith("POST")) {
+                ++m_posts;
+                response = m_responses.isEmpty() ? QByteArray() : m_responses.takeFirst();
+            }
+            buffer->clear();
+            if (response.isEmpty()) {
+                socket->disconnectFromHost();
+                return;
+            }
+            socket->write(response);
+            socket->flush();
+        });
+        QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+    }
+
+    QTcpServer m_server;
+    QList<QByteArray> m_responses;
+    int m_posts = 0;
+};
+
+QByteArray httpResponse(const QByteArray& statusLine, const QByteArray& headers = {}, const QByteArray& body = {})
+{
+    return "HTTP/1.1 " + statusLine + "\r\n" + headers + "Content-Length: " + QByteArray::number(body.size())
+        + "\r\n\r\n" + body;
+}
+
+/// What a transport reported for the one request sent through it, as ClientSession turns it into a
+/// Reply: the request's own requestWritten decides whether a lost channel had its bytes.
+struct Evidence
+{
+    std::optional<TransportFailure> failure;
+    bool written = false;
+    bool answered = false;
+
+    void watch(mcpscope::Transport& transport, const QJsonValue& id)
+    {
+        QObject::connect(&transport, &mcpscope::Transport::requestWritten, &transport, [this, id](const QJsonValue& w) {
+            if (mcpscope::idKey(w) == mcpscope::idKey(id))
+                written = true;
+        });
+        QObject::connect(&transport, &mcpscope::Transport::requestFailed, &transport,
+            [this, id](const QJsonValue& failed, const TransportFailure& f) {
+                if (mcpscope::idKey(failed) == mcpscope::idKey(id) && !failure)
+                    failure = f;
+            });
+        QObject::connect(
+            &transport, &mcpscope::Transport::channelFailed, &transport, [this](const TransportFailure& f) {
+                if (!failure)
+                    failure = f;
+            });
+        QObject::connect(&transport, &mcpscope::Transport::messageReceived, &transport,
+            [this, id](const mcpscope::JsonRpcMessage& message) {
+                if (mcpscope::idKey(message.id) == mcpscope::idKey(id))
+                    answered = true;
+            });
+    }
+
+    Reply reply(const QString& method) const
+    {
+        Reply r;
+        r.status = Status::Failed;
+        r.method = method;
+        r.failure = *failure;
+        r.written = failure->requestWritten || written;
+        r.failure.requestWritten = r.written;
+        return r;
+    }
+};
+
+const QByteArray InitializeAnswer
+    = R"({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"loopback"}}})";
 
 QJsonObject toolResult(const QJsonValue& isError, const QString& text = QStringLiteral("done"))
 {
@@ -36,6 +150,10 @@ private Q_SLOTS:
     void toolErrorKeepsTheServersText();
     void verdictForMatchesTheTable_data();
     void verdictForMatchesTheTable();
+    void realHttpEvidence_data();
+    void realHttpEvidence();
+    void realStdioEvidence_data();
+    void realStdioEvidence();
 };
 
 void TestFailureClassifier::classify_data()
@@ -261,6 +379,137 @@ void TestFailureClassifier::verdictForMatchesTheTable()
     QFETCH(DispatchVerdict, verdict);
     QCOMPARE(mcpscope::dispatchVerdictName(mcpscope::FailureClassifier::verdictFor(kind, httpStatus, isToolCall)),
         mcpscope::dispatchVerdictName(verdict));
+}
+
+void TestFailureClassifier::realHttpEvidence_data()
+{
+    QTest::addColumn<QList<QByteArray>>("responses");
+    QTest::addColumn<bool>("listening");
+    QTest::addColumn<FailureKind>("kind");
+    QTest::addColumn<DispatchVerdict>("verdict");
+
+    const QByteArray initialized
+        = httpResponse("200 OK", "Content-Type: application/json\r\nMcp-Session-Id: s-loopback\r\n", InitializeAnswer);
+    const QByteArray sdkNoSession
+        = R"({"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null})";
+    QTest::newRow("connect refused on a loopback port nobody listens on is NotSent, NotDispatched")
+        << QList<QByteArray>() << false << FailureKind::NotSent << DispatchVerdict::NotDispatched;
+    QTest::newRow("HTTP 401 with a Bearer challenge is AuthRequired, NotDispatched") << QList<QByteArray> { initialized,
+        httpResponse("401 Unauthorized", "WWW-Authenticate: Bearer resource_metadata=\"http://127.0.0.1/x\"\r\n") }
+                                                                                     << true
+                                                                                     << FailureKind::AuthRequired
+                                                                                     << DispatchVerdict::NotDispatched;
+    QTest::newRow("HTTP 403 with an insufficient_scope challenge is InsufficientScope, NotDispatched")
+        << QList<QByteArray> { initialized,
+               httpResponse("403 Forbidden", "WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"w\"\r\n") }
+        << true << FailureKind::InsufficientScope << DispatchVerdict::NotDispatched;
+    QTest::newRow("HTTP 404 to a request that carried the session is SessionExpired, Unknown")
+        << QList<QByteArray> { initialized, httpResponse("404 Not Found") } << true << FailureKind::SessionExpired
+        << DispatchVerdict::Unknown;
+    QTest::newRow("HTTP 400 with the SDK's no-valid-session body, session carried, is SessionExpired, Unknown")
+        << QList<QByteArray> { initialized,
+               httpResponse("400 Bad Request", "Content-Type: application/json\r\n", sdkNoSession) }
+        << true << FailureKind::SessionExpired << DispatchVerdict::Unknown;
+    QTest::newRow("HTTP 404 before any session was issued is HttpError, Declined")
+        << QList<QByteArray> { httpResponse("404 Not Found") } << true << FailureKind::HttpError
+        << DispatchVerdict::Declined;
+    QTest::newRow("HTTP 500 is HttpError, Unknown")
+        << QList<QByteArray> { initialized, httpResponse("500 Internal Server Error") } << true
+        << FailureKind::HttpError << DispatchVerdict::Unknown;
+    QTest::newRow("connection closed after the request, before any response byte, is TransportLost, Unknown")
+        << QList<QByteArray> { initialized, QByteArray() } << true << FailureKind::TransportLost
+        << DispatchVerdict::Unknown;
+}
+
+void TestFailureClassifier::realHttpEvidence()
+{
+    // The evidence comes from the real Streamable HTTP transport and the engine's HTTP client against a
+    // loopback server playing each answer; nothing below the classifier is decided by the test.
+    QFETCH(QList<QByteArray>, responses);
+    QFETCH(bool, listening);
+    QFETCH(FailureKind, kind);
+    QFETCH(DispatchVerdict, verdict);
+    const bool initializeFirst = responses.size() > 1;
+
+    LoopbackHttp server(responses);
+    mcpscope::HttpTransportOptions options;
+    options.serverName = QStringLiteral("loopback");
+    options.url = server.url();
+    if (!listening) {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        options.url = QUrl(QStringLiteral("http://127.0.0.1:%1/mcp").arg(probe.serverPort()));
+    }
+    mcpscope::StreamableHttpTransport transport(options);
+    transport.open();
+
+    if (initializeFirst) {
+        Evidence initialize;
+        initialize.watch(transport, 1);
+        transport.send(mcpscope::JsonRpcMessage::request(1, QStringLiteral("initialize"), {}));
+        QTRY_VERIFY_WITH_TIMEOUT(initialize.answered, 5000);
+        QCOMPARE(transport.sessionId(), QStringLiteral("s-loopback"));
+    }
+    Evidence evidence;
+    evidence.watch(transport, 2);
+    transport.send(mcpscope::JsonRpcMessage::request(2, QStringLiteral("tools/call"),
+        { { QStringLiteral("name"), QStringLiteral("write") }, { QStringLiteral("arguments"), QJsonObject() } }));
+    QTRY_VERIFY_WITH_TIMEOUT(evidence.failure.has_value(), 5000);
+
+    const auto classified = mcpscope::FailureClassifier::classify(evidence.reply(QStringLiteral("tools/call")), true);
+    QVERIFY(classified);
+    QCOMPARE(mcpscope::failureKindName(classified->kind), mcpscope::failureKindName(kind));
+    QCOMPARE(mcpscope::dispatchVerdictName(classified->verdict), mcpscope::dispatchVerdictName(verdict));
+    QCOMPARE(server.posts(), listening ? int(responses.size()) : 0);
+}
+
+void TestFailureClassifier::realStdioEvidence_data()
+{
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<FailureKind>("kind");
+    QTest::addColumn<DispatchVerdict>("verdict");
+
+    QTest::newRow("a child killed by a signal after reading the request is TransportLost, Unknown")
+        << QStringLiteral("/bin/sh") << QStringList { QStringLiteral("-c"), QStringLiteral("read line; kill -KILL $$") }
+        << FailureKind::TransportLost << DispatchVerdict::Unknown;
+    QTest::newRow("a child that exits before reading anything, request written into the pipe, is TransportLost")
+        << QStringLiteral("/bin/sh") << QStringList { QStringLiteral("-c"), QStringLiteral("sleep 0.2; exit 3") }
+        << FailureKind::TransportLost << DispatchVerdict::Unknown;
+    QTest::newRow("a command that cannot start is NotSent, NotDispatched")
+        << QStringLiteral("/nonexistent/mcpscope-no-such-server") << QStringList() << FailureKind::NotSent
+        << DispatchVerdict::NotDispatched;
+}
+
+void TestFailureClassifier::realStdioEvidence()
+{
+    // The evidence comes from the real stdio transport and a real child process ending the way each
+    // row says; the classifier reads only what the transport reported.
+    QFETCH(QString, command);
+    QFETCH(QStringList, args);
+    QFETCH(FailureKind, kind);
+    QFETCH(DispatchVerdict, verdict);
+
+    mcpscope::StdioTransport::Options options;
+    options.serverName = QStringLiteral("child");
+    options.command = command;
+    options.args = args;
+    mcpscope::StdioTransport transport(options);
+    Evidence evidence;
+    evidence.watch(transport, 1);
+    bool opened = false;
+    QObject::connect(&transport, &mcpscope::Transport::opened, &transport, [&] {
+        opened = true;
+        transport.send(mcpscope::JsonRpcMessage::request(1, QStringLiteral("tools/call"), {}));
+    });
+    transport.open();
+    QTRY_VERIFY_WITH_TIMEOUT(evidence.failure.has_value(), 5000);
+
+    const auto classified = mcpscope::FailureClassifier::classify(evidence.reply(QStringLiteral("tools/call")), true);
+    QVERIFY(classified);
+    QCOMPARE(mcpscope::failureKindName(classified->kind), mcpscope::failureKindName(kind));
+    QCOMPARE(mcpscope::dispatchVerdictName(classified->verdict), mcpscope::dispatchVerdictName(verdict));
+    QCOMPARE(evidence.written, opened);
 }
 
 QTEST_GUILESS_MAIN(TestFailureClassifier)

@@ -1,3 +1,4 @@
+#include "recovery/failureclassifier.h"
 #include "transport/stdiotransport.h"
 
 #include <QDeadlineTimer>
@@ -21,6 +22,7 @@
 using namespace Qt::StringLiterals;
 
 using mcpscope::FailureKind;
+namespace FailureClassifier = mcpscope::FailureClassifier;
 using mcpscope::JsonRpcMessage;
 using mcpscope::StdioTransport;
 using mcpscope::TransportFailure;
@@ -384,7 +386,7 @@ void TestStdioTransport::missingCommandFailsToStart()
 
     QTRY_COMPARE(spies.failed.count(), 1);
     const TransportFailure failure = spies.failure(0);
-    QCOMPARE(failure.kind(), FailureKind::NotSent);
+    QCOMPARE(FailureClassifier::kindOf(failure), FailureKind::NotSent);
     QVERIFY2(failure.message.contains(command), qPrintable(failure.message));
     QVERIFY2(failure.message.contains(ServerName), qPrintable(failure.message));
     QCOMPARE(spies.opened.count(), 0);

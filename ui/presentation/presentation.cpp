@@ -1,12 +1,12 @@
 #include "presentation.h"
 
+#include "jsonrpc/translation.h"
 #include "models/callsmodeldefs.h"
 #include "models/serverlistmodeldefs.h"
 #include "models/toolsmodeldefs.h"
 #include "models/trafficmodeldefs.h"
 
 #include <QApplication>
-#include <QCoreApplication>
 #include <QDateTime>
 #include <QFont>
 #include <QHeaderView>
@@ -16,36 +16,29 @@
 
 namespace mcpscope {
 
-namespace {
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("Presentation", text);
-}
-} // namespace
-
 QString Presentation::stateText(ServerConnection::State state)
 {
     switch (state) {
     case ServerConnection::State::Disconnected:
-        return tr("disconnected");
+        return McpScope::tr("disconnected");
     case ServerConnection::State::Connecting:
-        return tr("connecting");
+        return McpScope::tr("connecting");
     case ServerConnection::State::Initializing:
-        return tr("initializing");
+        return McpScope::tr("initializing");
     case ServerConnection::State::Ready:
-        return tr("ready");
+        return McpScope::tr("ready");
     case ServerConnection::State::Suspect:
-        return tr("suspect");
+        return McpScope::tr("suspect");
     case ServerConnection::State::Reconnecting:
-        return tr("reconnecting");
+        return McpScope::tr("reconnecting");
     case ServerConnection::State::Parked:
-        return tr("parked");
+        return McpScope::tr("parked");
     case ServerConnection::State::NeedsAuth:
-        return tr("needs auth");
+        return McpScope::tr("needs auth");
     case ServerConnection::State::Failed:
-        return tr("failed");
+        return McpScope::tr("failed");
     case ServerConnection::State::Closed:
-        return tr("closed");
+        return McpScope::tr("closed");
     }
     return {};
 }
@@ -76,13 +69,13 @@ QString Presentation::transportText(TransportKind kind)
 {
     switch (kind) {
     case TransportKind::Stdio:
-        return tr("stdio");
+        return McpScope::tr("stdio");
     case TransportKind::StreamableHttp:
-        return tr("HTTP");
+        return McpScope::tr("HTTP");
     case TransportKind::LegacySse:
-        return tr("SSE (legacy)");
+        return McpScope::tr("SSE (legacy)");
     case TransportKind::AutoHttp:
-        return tr("HTTP (auto)");
+        return McpScope::tr("HTTP (auto)");
     }
     return {};
 }
@@ -91,12 +84,12 @@ QString Presentation::breakerText(CircuitBreaker::State state, qint64 cooldownEn
 {
     switch (state) {
     case CircuitBreaker::State::Closed:
-        return tr("closed");
+        return McpScope::tr("closed");
     case CircuitBreaker::State::HalfOpen:
-        return tr("half-open");
+        return McpScope::tr("half-open");
     case CircuitBreaker::State::Open: {
         const qint64 left = cooldownEndMs - nowMs;
-        return left > 0 ? tr("open %1 s").arg((left + 999) / 1000) : tr("open (probe next)");
+        return left > 0 ? McpScope::tr("open %1 s").arg((left + 999) / 1000) : McpScope::tr("open (probe next)");
     }
     }
     return {};
@@ -119,29 +112,29 @@ QString Presentation::outcomeText(CallOutcome outcome)
 {
     switch (outcome) {
     case CallOutcome::Pending:
-        return tr("running…");
+        return McpScope::tr("running…");
     case CallOutcome::Success:
-        return tr("success");
+        return McpScope::tr("success");
     case CallOutcome::ToolError:
-        return tr("tool error");
+        return McpScope::tr("tool error");
     case CallOutcome::ProtocolError:
-        return tr("protocol error");
+        return McpScope::tr("protocol error");
     case CallOutcome::OutcomeUncertain:
-        return tr("outcome uncertain");
+        return McpScope::tr("outcome uncertain");
     case CallOutcome::Timeout:
-        return tr("timeout");
+        return McpScope::tr("timeout");
     case CallOutcome::NeedsAuth:
-        return tr("needs auth");
+        return McpScope::tr("needs auth");
     case CallOutcome::BreakerOpen:
-        return tr("breaker open");
+        return McpScope::tr("breaker open");
     case CallOutcome::NotDispatched:
-        return tr("not dispatched");
+        return McpScope::tr("not dispatched");
     case CallOutcome::Cancelled:
-        return tr("cancelled");
+        return McpScope::tr("cancelled");
     case CallOutcome::TransportError:
-        return tr("transport error");
+        return McpScope::tr("transport error");
     case CallOutcome::Interrupted:
-        return tr("interrupted");
+        return McpScope::tr("interrupted");
     }
     return {};
 }
@@ -170,8 +163,8 @@ QString Presentation::durationText(qint64 ms)
     if (ms < 0)
         return {};
     if (ms < 1000)
-        return tr("%1 ms").arg(ms);
-    return tr("%1 s").arg(double(ms) / 1000.0, 0, 'f', 2);
+        return McpScope::tr("%1 ms").arg(ms);
+    return McpScope::tr("%1 s").arg(double(ms) / 1000.0, 0, 'f', 2);
 }
 
 QString Presentation::timeText(qint64 msSinceEpoch)
