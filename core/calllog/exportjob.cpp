@@ -115,7 +115,7 @@ ExportJob::Outcome ExportJob::run(
         total = request.rows.size();
         CsvCallWriter writer(&file, request.redactor);
         writer.begin();
-        for (const CallTableRow& row : request.rows) {
+        for (const CallSummary& row : request.rows) {
             if (cancel.load())
                 return cancelled(file);
             writer.add(row);

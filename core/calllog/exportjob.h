@@ -37,7 +37,7 @@ struct ExportRequest
     /// JSONL, HAR: only these calls (the visible rows or a selection); nullopt exports everything.
     std::optional<QSet<QString>> callIds;
     /// CSV: the rows, in table order.
-    QList<CallTableRow> rows;
+    QList<CallSummary> rows;
 
     static QString formatName(Format format);
     static std::optional<Format> formatFromName(QStringView name);
