@@ -48,6 +48,7 @@ using mcpscope::ExportRequest;
 using mcpscope::LogViewerWindow;
 using mcpscope::MainWindow;
 using mcpscope::ServerConnection;
+using mcpscope::WorkspaceSession;
 namespace CallsModelRole = mcpscope::CallsModelRole;
 namespace test = mcpscope::test;
 
@@ -511,7 +512,7 @@ void TestCallLogUi::badLogFilesAreNamedAndNothingOpens()
 void TestCallLogUi::unusableLogStoreKeepsCallsInMemory()
 {
     // Where the workspace's log database should be, a file that is not a database.
-    const QString storePath = MainWindow::logStorePathFor(workspacePath());
+    const QString storePath = WorkspaceSession::logStorePathFor(workspacePath());
     QVERIFY(QDir().mkpath(QFileInfo(storePath).absolutePath()));
     {
         QFile garbage(storePath);
