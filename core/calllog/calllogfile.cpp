@@ -163,22 +163,6 @@ int CallLogWriter::countMatching(const QList<CallRecord>& records, const CallLog
     return count;
 }
 
-CallTableRow CallTableRow::of(const CallRecord& record)
-{
-    CallTableRow row;
-    row.isToolCall = record.method == QLatin1String("tools/call");
-    row.callId = record.callId;
-    row.server = record.server;
-    row.tool = row.isToolCall && !record.tool.isEmpty() ? record.tool : record.method;
-    row.rule = record.rule;
-    row.startedAt = record.startedAt;
-    row.endedAt = record.isFinished() ? std::max(record.endedAt, record.startedAt) : 0;
-    row.outcome = record.outcome;
-    row.attempts = int(record.attempts.size());
-    row.healed = record.healed;
-    return row;
-}
-
 JsonlCallWriter::JsonlCallWriter(QIODevice* out, Redactor redactor)
     : m_out(out)
     , m_redactor(std::move(redactor))
@@ -212,14 +196,15 @@ bool CsvCallWriter::begin()
     return m_out->write(header) == header.size();
 }
 
-bool CsvCallWriter::add(const CallTableRow& row)
+bool CsvCallWriter::add(const CallSummary& call)
 {
-    const QString time = row.startedAt > 0
-        ? QDateTime::fromMSecsSinceEpoch(row.startedAt, Qt::UTC).toString(Qt::ISODateWithMs)
+    const QString time = call.startedAt > 0
+        ? QDateTime::fromMSecsSinceEpoch(call.startedAt, Qt::UTC).toString(Qt::ISODateWithMs)
         : QString();
-    const bool finished = row.outcome != CallOutcome::Pending;
-    const QStringList fields { time, row.server, row.tool, finished ? QString::number(row.durationMs()) : QString(),
-        QString::number(row.attempts), row.rule, outcomeName(row.outcome), row.callId };
+    const bool finished = call.outcome != CallOutcome::Pending;
+    const QStringList fields { time, call.server, call.label(),
+        finished ? QString::number(call.durationMs()) : QString(), QString::number(call.attempts), call.rule,
+        outcomeName(call.outcome), call.callId };
     QStringList quoted;
     quoted.reserve(fields.size());
     for (const QString& field : fields)
@@ -257,7 +242,7 @@ bool CallLogWriter::writeCsv(const QString& path, const QList<CallRecord>& recor
     writer.begin();
     for (const CallRecord& record : records) {
         if (filter.matches(record))
-            writer.add(CallTableRow::of(record));
+            writer.add(CallSummary::of(record));
     }
     return commit(file, path, error);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "calllog/callsummary.h"
 #include "calllog/redactor.h"
 
 #include <QByteArrayView>
@@ -31,24 +32,6 @@ struct CallLogFilter
 /// The calls table's "tool" column: the tool name of a tools/call, otherwise the method.
 QString callLabel(const CallRecord& record);
 
-/// One row of the calls table: what the calls model keeps of a call and what CSV exports write.
-struct CallTableRow
-{
-    QString callId;
-    QString server;
-    QString tool; ///< the tool of a tools/call, otherwise the method
-    QString rule;
-    qint64 startedAt = 0;
-    qint64 endedAt = 0; ///< 0 while pending
-    CallOutcome outcome = CallOutcome::Pending;
-    int attempts = 0;
-    bool isToolCall = false;
-    bool healed = false;
-
-    qint64 durationMs() const { return endedAt > startedAt ? endedAt - startedAt : 0; }
-    static CallTableRow of(const CallRecord& record);
-};
-
 /// Streams call records into a device as JSON lines (one compact CallRecord::toJson() per line),
 /// redacted. Usable from any thread.
 class JsonlCallWriter
@@ -72,7 +55,7 @@ class CsvCallWriter
 public:
     CsvCallWriter(QIODevice* out, Redactor redactor);
     bool begin();
-    bool add(const CallTableRow& row);
+    bool add(const CallSummary& call);
     QString errorString() const;
 
 private:

@@ -4,10 +4,10 @@
 #include "calllog/logstorereader.h"
 #include "jsonrpc/enumnames.h"
 
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QSaveFile>
-#include <QThread>
 
 namespace mcpscope {
 
@@ -41,21 +41,12 @@ QString ExportRequest::suffix(Format format)
 
 ExportJob::ExportJob(ExportRequest request, QObject* parent)
     : QObject(parent)
-    , m_request(std::move(request))
+    , m_request(std::make_shared<const ExportRequest>(std::move(request)))
 { }
 
 ExportJob::~ExportJob()
 {
-    if (m_thread) {
-        m_cancel->store(true);
-        m_thread->wait();
-        delete m_thread;
-    }
-}
-
-bool ExportJob::isRunning() const
-{
-    return m_thread && m_thread->isRunning();
+    m_cancel->store(true);
 }
 
 void ExportJob::cancel()
@@ -65,18 +56,26 @@ void ExportJob::cancel()
 
 void ExportJob::start()
 {
-    if (m_thread)
+    if (m_started)
         return;
-    auto outcome = std::make_shared<Outcome>();
+    m_started = true;
+    const auto request = m_request;
     const auto cancel = m_cancel;
-    // The request is read, never written, by the worker; the job outlives the thread (see ~ExportJob).
-    m_thread = QThread::create([this, outcome, cancel] {
-        *outcome = run(m_request, *cancel, [this](qint64 done, qint64 total) { Q_EMIT progress(done, total); });
-    });
-    m_thread->setObjectName(QStringLiteral("export"));
-    connect(m_thread, &QThread::finished, this,
-        [this, outcome] { Q_EMIT finished(outcome->ok, outcome->written, outcome->message); });
-    m_thread->start(QThread::LowPriority);
+    QPointer<ExportJob> self(this);
+    m_jobs.startJob(
+        [request, cancel, self] {
+            return run(*request, *cancel, [self](qint64 done, qint64 total) {
+                // Tested on the GUI thread: the job may be gone by the time the update arrives.
+                QMetaObject::invokeMethod(
+                    QCoreApplication::instance(),
+                    [self, done, total] {
+                        if (self)
+                            Q_EMIT self->progress(done, total);
+                    },
+                    Qt::QueuedConnection);
+            });
+        },
+        [this](const Outcome& outcome) { Q_EMIT finished(outcome.ok, outcome.written, outcome.message); });
 }
 
 ExportJob::Outcome ExportJob::run(
@@ -115,7 +114,7 @@ ExportJob::Outcome ExportJob::run(
         total = request.rows.size();
         CsvCallWriter writer(&file, request.redactor);
         writer.begin();
-        for (const CallTableRow& row : request.rows) {
+        for (const CallSummary& row : request.rows) {
             if (cancel.load())
                 return cancelled(file);
             writer.add(row);

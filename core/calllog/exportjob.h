@@ -2,6 +2,7 @@
 
 #include "calllog/calllogfile.h"
 #include "calllog/callrecord.h"
+#include "calllog/jobtracker.h"
 #include "calllog/redactor.h"
 
 #include <QList>
@@ -13,8 +14,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-
-class QThread;
 
 namespace mcpscope {
 
@@ -37,15 +36,15 @@ struct ExportRequest
     /// JSONL, HAR: only these calls (the visible rows or a selection); nullopt exports everything.
     std::optional<QSet<QString>> callIds;
     /// CSV: the rows, in table order.
-    QList<CallTableRow> rows;
+    QList<CallSummary> rows;
 
     static QString formatName(Format format);
     static std::optional<Format> formatFromName(QStringView name);
     static QString suffix(Format format);
 };
 
-/// Writes an export on a worker thread, atomically (QSaveFile): a failed or cancelled export leaves
-/// no file behind and any older file at the path untouched.
+/// Writes an export as a JobTracker job on a worker thread, atomically (QSaveFile): a failed or
+/// cancelled export leaves no file behind and any older file at the path untouched.
 ///
 /// Signals (queued to the thread that created the job):
 /// - progress(done, total), at most every 50 ms; total is 0 when it is not known in advance;
@@ -57,16 +56,17 @@ class ExportJob : public QObject
     Q_OBJECT
 public:
     explicit ExportJob(ExportRequest request, QObject* parent = nullptr);
-    /// Cancels a running export and waits for its thread.
+    /// Cancels a running export without waiting for it: the worker stops at its next record and writes
+    /// nothing, and no signal of the job arrives any more.
     ~ExportJob() override;
 
     void start();
     /// Asks the worker to stop; finished(false, …, "cancelled") follows. Safe before start():
     /// the export then ends at once without writing.
     void cancel();
-    bool isRunning() const;
+    bool isRunning() const { return m_jobs.isJobRunning(); }
     bool wasCancelled() const { return m_cancel->load(); }
-    const ExportRequest& request() const { return m_request; }
+    const ExportRequest& request() const { return *m_request; }
 
 Q_SIGNALS:
     void progress(qint64 done, qint64 total);
@@ -83,9 +83,11 @@ private:
     static Outcome run(const ExportRequest& request, const std::atomic<bool>& cancel,
         const std::function<void(qint64, qint64)>& progress);
 
-    ExportRequest m_request;
+    /// Shared with the worker, which may outlive the job.
+    std::shared_ptr<const ExportRequest> m_request;
     std::shared_ptr<std::atomic<bool>> m_cancel = std::make_shared<std::atomic<bool>>(false);
-    QThread* m_thread = nullptr;
+    JobTracker m_jobs { this };
+    bool m_started = false;
 };
 
 } // namespace mcpscope

@@ -288,21 +288,6 @@ void LogStore::readRecord(
         context, [callId](LogStoreReader& reader) { return reader.record(callId); }, std::move(done));
 }
 
-CallTableRow CallSummary::toTableRow() const
-{
-    CallTableRow row;
-    row.callId = callId;
-    row.server = server;
-    row.isToolCall = method == QLatin1String("tools/call");
-    row.tool = row.isToolCall && !tool.isEmpty() ? tool : method;
-    row.rule = rule;
-    row.startedAt = startedAt;
-    row.endedAt = endedAt;
-    row.outcome = outcome;
-    row.attempts = attempts;
-    return row;
-}
-
 void LogStore::readRecentCalls(int limit, QObject* context, std::function<void(QList<CallSummary>)> done) const
 {
     startRead<QList<CallSummary>>(

@@ -2,6 +2,7 @@
 
 #include "calllog/calllogfile.h"
 #include "calllog/callrecord.h"
+#include "calllog/callsummary.h"
 #include "calllog/logstoreencoder.h"
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
@@ -24,23 +25,6 @@ namespace mcpscope {
 
 class LogStoreReader;
 class LogStoreWorker;
-
-/// The columns of the calls table, without the payloads: what a calls model keeps in memory.
-struct CallSummary
-{
-    QString callId;
-    QString server;
-    QString tool;
-    QString method;
-    qint64 startedAt = 0;
-    qint64 endedAt = 0;
-    CallOutcome outcome = CallOutcome::Pending;
-    QString rule;
-    int attempts = 0;
-
-    /// The row the calls table shows for this call.
-    CallTableRow toTableRow() const;
-};
 
 /// The workspace's persistent call log: every change to a call record and every wire message, in an
 /// SQLite database (WAL mode) written by a worker thread.

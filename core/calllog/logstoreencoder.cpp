@@ -139,16 +139,15 @@ EncodedBatch encodeBatch(const LogBatch& batch)
     out.calls.reserve(batch.calls.size());
     for (const CallRecord& record : batch.calls) {
         QByteArray json = record.toCompactJson();
-        CallRow row { record.callId, record.server, record.tool, record.method, record.startedAt, record.endedAt,
-            outcomeName(record.outcome), record.rule, int(record.attempts.size()), {} };
+        CallRow row { CallSummary::of(record), {} };
         const bool clean = search && !search->foundIn(json)
             && (!redactor.containsSecretValue(json) || redactor.redactWire(json) == json);
         if (!clean) {
             json = QJsonDocument(redactor.redactRecord(record)).toJson(QJsonDocument::Compact);
-            row.server = redactor.redactText(row.server);
-            row.tool = redactor.redactText(row.tool);
-            row.method = redactor.redactText(row.method);
-            row.rule = redactor.redactText(row.rule);
+            row.summary.server = redactor.redactText(row.summary.server);
+            row.summary.tool = redactor.redactText(row.summary.tool);
+            row.summary.method = redactor.redactText(row.summary.method);
+            row.summary.rule = redactor.redactText(row.summary.rule);
         }
         row.record = encode(json);
         out.calls.append(std::move(row));

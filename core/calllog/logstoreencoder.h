@@ -1,6 +1,7 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "calllog/callsummary.h"
 #include "calllog/redactor.h"
 #include "transport/transport.h"
 
@@ -36,18 +37,10 @@ struct Encoded
     bool compressed = false;
 };
 
-/// A call as the calls table stores it: summary columns plus the redacted record.
+/// A call as the calls table stores it: summary columns (redacted) plus the redacted record.
 struct CallRow
 {
-    QString callId;
-    QString server;
-    QString tool;
-    QString method;
-    qint64 startedAt = 0;
-    qint64 endedAt = 0;
-    QString outcome;
-    QString rule;
-    int attempts = 0;
+    CallSummary summary;
     Encoded record;
 };
 

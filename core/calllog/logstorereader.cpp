@@ -176,10 +176,17 @@ QList<CallSummary> LogStoreReader::recentCalls(int limit)
     if (!query.exec())
         return calls;
     while (query.next()) {
-        calls.append({ query.value(0).toString(), query.value(1).toString(), query.value(2).toString(),
-            query.value(3).toString(), query.value(4).toLongLong(), query.value(5).toLongLong(),
-            outcomeFromName(query.value(6).toString()).value_or(CallOutcome::Pending), query.value(7).toString(),
-            query.value(8).toInt() });
+        CallSummary call;
+        call.callId = query.value(0).toString();
+        call.server = query.value(1).toString();
+        call.tool = query.value(2).toString();
+        call.method = query.value(3).toString();
+        call.startedAt = query.value(4).toLongLong();
+        call.endedAt = query.value(5).toLongLong();
+        call.outcome = outcomeFromName(query.value(6).toString()).value_or(CallOutcome::Pending);
+        call.rule = query.value(7).toString();
+        call.attempts = query.value(8).toInt();
+        calls.append(std::move(call));
     }
     return calls;
 }

@@ -218,15 +218,16 @@ QString callUpsert(qsizetype rows)
 
 void bindCall(QSqlQuery& query, int first, const CallRow& row)
 {
-    query.bindValue(first, row.callId);
-    query.bindValue(first + 1, row.server);
-    query.bindValue(first + 2, row.tool);
-    query.bindValue(first + 3, row.method);
-    query.bindValue(first + 4, row.startedAt);
-    query.bindValue(first + 5, row.endedAt);
-    query.bindValue(first + 6, row.outcome);
-    query.bindValue(first + 7, row.rule);
-    query.bindValue(first + 8, row.attempts);
+    const CallSummary& call = row.summary;
+    query.bindValue(first, call.callId);
+    query.bindValue(first + 1, call.server);
+    query.bindValue(first + 2, call.tool);
+    query.bindValue(first + 3, call.method);
+    query.bindValue(first + 4, call.startedAt);
+    query.bindValue(first + 5, call.endedAt);
+    query.bindValue(first + 6, outcomeName(call.outcome));
+    query.bindValue(first + 7, call.rule);
+    query.bindValue(first + 8, call.attempts);
     query.bindValue(first + 9, row.record.compressed);
     query.bindValue(first + 10, row.record.blob);
 }

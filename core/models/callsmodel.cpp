@@ -82,11 +82,11 @@ void CallsModel::fill(Row& row, const Columns& columns)
                          0, std::numeric_limits<qint32>::max()))
                               : -1;
     row.server = m_strings.intern(columns.server);
-    row.tool = m_strings.intern(columns.tool);
+    row.tool = m_strings.intern(columns.label());
     row.rule = m_strings.intern(columns.rule);
     row.attempts = quint8(std::clamp(columns.attempts, 0, 255));
     row.outcome = quint8(columns.outcome);
-    row.flags = quint8((row.flags & (Row::Dirty | Row::ForeignId)) | (columns.isToolCall ? Row::IsToolCall : 0)
+    row.flags = quint8((row.flags & (Row::Dirty | Row::ForeignId)) | (columns.isToolCall() ? Row::IsToolCall : 0)
         | (columns.healed ? Row::Healed : 0));
 }
 

@@ -108,8 +108,8 @@ public Q_SLOTS:
 public:
     /// What a row is made of: the table's columns of a call, from a CallRecord or from a stored
     /// summary (calls of earlier sessions, loaded from the log store without their payloads).
-    using Columns = CallTableRow;
-    static Columns columnsOf(const CallRecord& record) { return CallTableRow::of(record); }
+    using Columns = CallSummary;
+    static Columns columnsOf(const CallRecord& record) { return CallSummary::of(record); }
     /// Adds or updates one call from its columns (what ingest() does with a record).
     void ingestColumns(const Columns& columns);
 

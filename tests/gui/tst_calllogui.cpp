@@ -37,6 +37,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 
 #include <memory>
 
@@ -48,6 +49,7 @@ using mcpscope::ExportRequest;
 using mcpscope::LogViewerWindow;
 using mcpscope::MainWindow;
 using mcpscope::ServerConnection;
+using mcpscope::WorkspaceSession;
 namespace CallsModelRole = mcpscope::CallsModelRole;
 namespace test = mcpscope::test;
 
@@ -511,7 +513,7 @@ void TestCallLogUi::badLogFilesAreNamedAndNothingOpens()
 void TestCallLogUi::unusableLogStoreKeepsCallsInMemory()
 {
     // Where the workspace's log database should be, a file that is not a database.
-    const QString storePath = MainWindow::logStorePathFor(workspacePath());
+    const QString storePath = WorkspaceSession::logStorePathFor(workspacePath());
     QVERIFY(QDir().mkpath(QFileInfo(storePath).absolutePath()));
     {
         QFile garbage(storePath);
@@ -573,6 +575,18 @@ void TestCallLogUi::exportJobReportsProgressAndCancels()
             qPrintable(finished.first().at(2).toString()));
     }
     QCOMPARE(readAll(request.path), before);
+    // A job destroyed while it runs does not wait for its worker: the worker stops, writes nothing, and
+    // nothing of the job arrives after it is gone.
+    {
+        ExportRequest abandoned = request;
+        abandoned.path = m_scratch->filePath(QStringLiteral("abandoned.jsonl"));
+        auto job = std::make_unique<ExportJob>(abandoned);
+        job->start();
+        QVERIFY(job->isRunning());
+        job.reset();
+        QThreadPool::globalInstance()->waitForDone();
+        QVERIFY(!QFile::exists(abandoned.path));
+    }
     // A folder that does not exist: a message naming the file, nothing written.
     request.path = m_scratch->filePath(QStringLiteral("no/such/folder/out.jsonl"));
     ExportJob job(request);

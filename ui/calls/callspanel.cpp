@@ -248,23 +248,28 @@ QStringList CallsPanel::callIds(Scope scope) const
     return ids;
 }
 
-QList<CallTableRow> CallsPanel::rows(Scope scope) const
+QList<CallSummary> CallsPanel::rows(Scope scope) const
 {
-    QList<CallTableRow> result;
+    QList<CallSummary> result;
     const QList<int> rows = sourceRows(scope);
     result.reserve(rows.size());
     for (int row : rows) {
         const CallsModel::Row& r = m_model->callRow(row);
-        CallTableRow out;
+        CallSummary out;
         out.callId = m_model->callId(row);
         out.server = m_model->string(r.server);
-        out.tool = m_model->string(r.tool);
+        // The model keeps the label only: a tools/call's tool, or the method.
+        if (r.isToolCall()) {
+            out.method = QStringLiteral("tools/call");
+            out.tool = m_model->string(r.tool);
+        } else {
+            out.method = m_model->string(r.tool);
+        }
         out.rule = m_model->string(r.rule);
         out.startedAt = r.startedAt;
         out.endedAt = r.isPending() ? 0 : r.startedAt + r.durationMs;
         out.outcome = r.callOutcome();
         out.attempts = r.attempts;
-        out.isToolCall = r.isToolCall();
         out.healed = r.flags & CallsModel::Row::Healed;
         result.append(out);
     }

@@ -68,7 +68,7 @@ public:
     /// The calls of the visible rows or of the selected rows, in table order.
     QStringList callIds(Scope scope) const;
     /// The table's rows as CSV exports them, in table order.
-    QList<CallTableRow> rows(Scope scope) const;
+    QList<CallSummary> rows(Scope scope) const;
     int selectedCount() const;
 
     /// The attempts' recorded wire exchanges as raw messages (request and answer bodies, stdio lines).

@@ -1,56 +1,48 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "calls/callspanel.h"
 #include "calls/logviewerwindow.h"
-#include "config/workspace.h"
+#include "mainwindow/toolspage.h"
+#include "mainwindow/workspacesession.h"
 
 #include <QMainWindow>
-#include <QPointer>
-#include <QTimer>
-
-#include <functional>
-#include <optional>
 
 class QAction;
-class QComboBox;
 class QLabel;
-class QLineEdit;
-class QPlainTextEdit;
-class QSpinBox;
 class QTabWidget;
-class QSortFilterProxyModel;
 class QTableView;
-class QToolBar;
 class QTreeView;
 
 namespace mcpscope {
 
 class CallComposer;
-class CallRecordStore;
 class CallsExporter;
 class CallsModel;
 class CallsPanel;
 class Engine;
+class FaultBar;
 class LogStore;
 class ResultView;
 class ServerConnection;
 class ServerListModel;
 class ServerListPresentation;
+class ServerActions;
+class ServerOverview;
 class TimelineView;
 class ToolsModel;
 class ToolsPresentation;
+class TrafficDock;
 class TrafficModel;
-class TrafficPresentation;
-class ScriptedResponder;
 
 /// McpScope's main window: servers (left), the selected server's overview, tools, composer and
 /// result (centre), calls with their timelines and the traffic (docks), and the fault & trigger bar.
+/// It arranges the views and forwards actions; the engine, the workspace and the call log belong to
+/// its WorkspaceSession.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
 public:
-    enum class Theme { System, Light, Dark };
-
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -58,33 +50,28 @@ public:
     bool openWorkspace(const QString& path);
     /// Adds the servers of an mcp.json dialect to the workspace (names made unique).
     bool importFile(const QString& path);
-    Engine* engine() const { return m_engine; }
+    WorkspaceSession* session() const { return m_session; }
+    Engine* engine() const { return m_session->engine(); }
     ServerConnection* currentConnection() const;
     void selectServer(const QString& name);
     void selectTool(const QString& name);
     /// Calls the selected tool with the composer's arguments (what Ctrl+Return does).
-    void callSelectedTool();
-    void selectCall(const QString& callId);
-    void setTheme(Theme theme);
+    void callSelectedTool() { m_tools->callSelectedTool(); }
+    void selectCall(const QString& callId) { m_calls->selectCall(callId); }
     /// Reads a JSONL call log on a worker thread and opens it read-only in a new window
     /// (logOpened), or reports what is wrong with it (logOpenFailed, and a message box if interactive).
     void openLogFile(const QString& path, bool interactive = false);
-    /// Where the call log of the workspace at workspacePath lives: $MCPSCOPE_LOG_DIR or the
-    /// application data folder, one database per workspace file.
-    static QString logStorePathFor(const QString& workspacePath);
-    /// Retention of the workspace's call log, persisted in the settings. 0 turns a limit off.
-    void setLogRetention(int maxAgeDays, int maxMegabytes);
 
     // For screenshots and tests.
-    QTableView* toolsView() const { return m_toolsView; }
-    QTableView* callsView() const;
-    TimelineView* timeline() const;
-    ResultView* resultView() const { return m_result; }
-    CallComposer* composer() const { return m_composer; }
-    CallsModel* callsModel() const;
+    QTableView* toolsView() const { return m_tools->toolsView(); }
+    QTableView* callsView() const { return m_calls->view(); }
+    TimelineView* timeline() const { return m_calls->timeline(); }
+    ResultView* resultView() const { return m_tools->resultView(); }
+    CallComposer* composer() const { return m_tools->composer(); }
+    CallsModel* callsModel() const { return m_calls->model(); }
     CallsPanel* callsPanel() const { return m_calls; }
     CallsExporter* exporter() const { return m_exporter; }
-    LogStore* logStore() const { return m_logStore; }
+    LogStore* logStore() const { return m_session->logStore(); }
     /// The call-log indicator in the status bar (size, retention, write errors).
     QString logStatusText() const;
     QTabWidget* centreTabs() const { return m_centre; }
@@ -102,69 +89,31 @@ private:
     void createActions();
     void createCentre();
     void createDocks();
-    void createFaultBar();
     void onServerSelected();
-    void refreshOverview();
-    void refreshFaultBar();
-    void onCallUpdated(const CallRecord& record);
-    void openLogStore(const QString& workspacePath);
+    void refreshServerViews();
     void refreshLogStatus();
     void editRetention();
-    void lookupRecord(const QString& callId, std::function<void(std::optional<CallRecord>)> deliver);
-    void addServer();
-    void editServer();
-    void duplicateServer();
-    void removeServer();
     void saveWorkspace();
-    void armFault();
     void setStatus(const QString& text);
-    QStringList serverNames() const;
 
-    Engine* m_engine = nullptr;
-    ScriptedResponder* m_responder = nullptr;
-    Workspace m_workspace;
-    LogStore* m_logStore = nullptr;
-    /// Keeps records in memory when the log store cannot be opened, so details stay available.
-    CallRecordStore* m_fallbackStore = nullptr;
-    QString m_logError;
-    static constexpr qsizetype HistoryLimit = 100000;
-    qsizetype m_historyShown = 0;
-    qint64 m_storedAtOpen = 0;
-    quint64 m_logGeneration = 0;
-    QTimer m_logStatusTimer;
+    WorkspaceSession* m_session = nullptr;
     ServerListModel* m_serverModel = nullptr;
     ServerListPresentation* m_serverPresentation = nullptr;
     ToolsModel* m_toolsModel = nullptr;
     ToolsPresentation* m_toolsPresentation = nullptr;
     CallsPanel* m_calls = nullptr;
     CallsExporter* m_exporter = nullptr;
+    ServerActions* m_serverActions = nullptr;
     TrafficModel* m_trafficModel = nullptr;
-    QSortFilterProxyModel* m_trafficFilter = nullptr;
-    TrafficPresentation* m_trafficPresentation = nullptr;
+    TrafficDock* m_traffic = nullptr;
 
     QTreeView* m_serversView = nullptr;
     QTabWidget* m_centre = nullptr;
-    QLabel* m_overview = nullptr;
-    QTableView* m_toolsView = nullptr;
-    CallComposer* m_composer = nullptr;
-    ResultView* m_result = nullptr;
-    QTableView* m_trafficView = nullptr;
-    QComboBox* m_logLevel = nullptr;
-    QPlainTextEdit* m_trafficDetail = nullptr;
-    QToolBar* m_faultBar = nullptr;
-    QComboBox* m_faultKind = nullptr;
-    QSpinBox* m_faultCount = nullptr;
-    QSpinBox* m_faultDelay = nullptr;
-    QLabel* m_armed = nullptr;
+    ServerOverview* m_overview = nullptr;
+    ToolsPage* m_tools = nullptr;
+    FaultBar* m_faultBar = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_logStatus = nullptr;
-    QString m_runningCall;
-    QPointer<ServerConnection> m_runningOn;
-
-    QAction* m_connectAction = nullptr;
-    QAction* m_disconnectAction = nullptr;
-    QAction* m_reconnectAction = nullptr;
-    QList<QAction*> m_serverActions;
 };
 
 } // namespace mcpscope

@@ -2,17 +2,14 @@
 
 #include "jsontree.h"
 
-#include <QCoreApplication>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QPointer>
 #include <QScrollArea>
 #include <QTabWidget>
-#include <QThreadPool>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -26,6 +23,13 @@ QLabel* wrapLabel(const QString& text, QWidget* parent)
     label->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
     return label;
 }
+
+/// What the worker makes of a result: the structuredContent's tree and the whole result, indented.
+struct Rendering
+{
+    std::unique_ptr<JsonNode> tree;
+    QString text;
+};
 } // namespace
 
 ResultView::ResultView(QWidget* parent)
@@ -87,7 +91,7 @@ void ResultView::addBlock(QWidget* widget)
 
 void ResultView::clear()
 {
-    ++m_job;
+    m_jobs.reset();
     clearBlocks();
     m_banner->hide();
     m_verdict->clear();
@@ -104,7 +108,6 @@ void ResultView::showMessage(const QString& text)
 void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
 {
     clear();
-    const quint64 job = m_job;
     const QJsonObject result = record.result.toObject();
 
     if (record.outcome == CallOutcome::OutcomeUncertain) {
@@ -201,30 +204,28 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
         m_tabs->setCurrentIndex(1);
 
     // Tree and pretty text off the GUI thread: a 20 MB result must not freeze the window.
-    QPointer<ResultView> self(this);
     const QJsonValue structured = call.structuredContent;
     const QJsonValue whole = record.result.isUndefined() ? QJsonValue(record.error) : record.result;
-    QThreadPool::globalInstance()->start([self, job, structured, whole] {
-        auto tree = std::make_shared<std::unique_ptr<JsonNode>>(
-            structured.isUndefined() ? nullptr : buildJsonTree(structured));
-        QByteArray pretty = whole.isObject() ? QJsonDocument(whole.toObject()).toJson(QJsonDocument::Indented)
-                                             : QJsonDocument(whole.toArray()).toJson(QJsonDocument::Indented);
-        auto text = std::make_shared<QString>(QString::fromUtf8(pretty));
-        QMetaObject::invokeMethod(
-            QCoreApplication::instance(),
-            [self, job, tree, text]() mutable {
-                if (!self || self->m_job != job)
-                    return;
-                if (*tree) {
-                    self->m_treeModel->setRoot(std::move(*tree));
-                    self->m_tree->expandToDepth(1);
-                }
-                self->m_raw->setPlainText(*text);
-                self->m_rendered = job;
-                Q_EMIT self->rendered(job);
-            },
-            Qt::QueuedConnection);
-    });
+    m_jobs.startJob(
+        [structured, whole] {
+            Rendering rendering;
+            if (!structured.isUndefined())
+                rendering.tree = buildJsonTree(structured);
+            const QByteArray pretty = whole.isObject() ? QJsonDocument(whole.toObject()).toJson(QJsonDocument::Indented)
+                                                       : QJsonDocument(whole.toArray()).toJson(QJsonDocument::Indented);
+            rendering.text = QString::fromUtf8(pretty);
+            return rendering;
+        },
+        [this](Rendering rendering) {
+            if (rendering.tree) {
+                m_treeModel->setRoot(std::move(rendering.tree));
+                m_tree->expandToDepth(1);
+            }
+            m_raw->setPlainText(rendering.text);
+            // Only the newest job's result is delivered.
+            m_rendered = m_jobs.currentJob();
+            Q_EMIT rendered(m_rendered);
+        });
 }
 
 } // namespace mcpscope

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "calllog/jobtracker.h"
 #include "session/toolinfo.h"
 
 #include <QWidget>
@@ -17,8 +18,8 @@ class JsonTreeModel;
 
 /// Shows a tool result as a person reads it: text blocks, images, resource links, the
 /// structuredContent as a collapsible tree with its output-schema verdict, isError plainly, and the
-/// uncertain-outcome badge. Pretty-printing and tree building run on a worker thread; a job id
-/// drops results that arrive after a newer call was shown.
+/// uncertain-outcome badge. Pretty-printing and tree building run as a JobTracker job on a worker
+/// thread; results that arrive after a newer call was shown are dropped.
 class ResultView : public QWidget
 {
     Q_OBJECT
@@ -31,7 +32,7 @@ public:
     void clear();
 
     /// The most recent job's number; tests wait for renderedJob() to reach it.
-    quint64 currentJob() const { return m_job; }
+    quint64 currentJob() const { return m_jobs.currentJob(); }
     quint64 renderedJob() const { return m_rendered; }
 
 Q_SIGNALS:
@@ -49,7 +50,7 @@ private:
     QTreeView* m_tree = nullptr;
     JsonTreeModel* m_treeModel = nullptr;
     QPlainTextEdit* m_raw = nullptr;
-    quint64 m_job = 0;
+    JobTracker m_jobs { this };
     quint64 m_rendered = 0;
 };
 

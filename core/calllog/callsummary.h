@@ -1,0 +1,33 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+
+#include <QString>
+
+namespace mcpscope {
+
+/// A call without its payloads: the columns of the calls table. The calls model keeps these in memory,
+/// the log store writes them next to each stored record (and reads them back as an earlier session's
+/// history), and CSV exports write them.
+struct CallSummary
+{
+    QString callId;
+    QString server;
+    QString tool; ///< the tool of a tools/call (see label())
+    QString method;
+    QString rule;
+    qint64 startedAt = 0;
+    qint64 endedAt = 0; ///< 0 while pending
+    CallOutcome outcome = CallOutcome::Pending;
+    int attempts = 0;
+    bool healed = false; ///< not stored by the log store: false in an earlier session's history
+
+    bool isToolCall() const { return method == QLatin1String("tools/call"); }
+    /// The calls table's "tool" column: the tool name of a tools/call, otherwise the method.
+    QString label() const { return isToolCall() && !tool.isEmpty() ? tool : method; }
+    qint64 durationMs() const { return endedAt > startedAt ? endedAt - startedAt : 0; }
+
+    static CallSummary of(const CallRecord& record);
+};
+
+} // namespace mcpscope

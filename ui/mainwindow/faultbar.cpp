@@ -1,0 +1,119 @@
+#include "faultbar.h"
+
+#include "engine/serverconnection.h"
+#include "fault/faultproxy.h"
+#include "fault/stdiofault.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QSpinBox>
+
+namespace mcpscope {
+
+namespace {
+const char* const HttpFaults[] = { "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream",
+    "close-before-head", "rst-before-head" };
+} // namespace
+
+FaultBar::FaultBar(std::function<ServerConnection*()> currentConnection, QWidget* parent)
+    : QToolBar(tr("Faults and triggers"), parent)
+    , m_currentConnection(std::move(currentConnection))
+{
+    setObjectName(QStringLiteral("faultBar"));
+    addWidget(new QLabel(tr(" Faults: "), this));
+    addAction(tr("Expire (server)"), this, [this] {
+        QString error;
+        if (ServerConnection* c = m_currentConnection(); c && !c->expireSession(true, &error))
+            Q_EMIT statusMessage(error);
+    })->setToolTip(tr("Ask the server to end the session (DELETE)"));
+    addAction(tr("Expire (client)"), this, [this] {
+        QString error;
+        if (ServerConnection* c = m_currentConnection(); c && !c->expireSession(false, &error))
+            Q_EMIT statusMessage(error);
+    })->setToolTip(tr("Forget the session id on the client"));
+    addAction(tr("Kill transport"), this, [this] {
+        if (ServerConnection* c = m_currentConnection())
+            c->killTransport();
+    });
+    addSeparator();
+    m_faultKind = new QComboBox(this);
+    m_faultKind->setObjectName(QStringLiteral("faultKind"));
+    m_faultCount = new QSpinBox(this);
+    m_faultCount->setRange(1, 1000);
+    m_faultCount->setPrefix(tr("×"));
+    m_faultDelay = new QSpinBox(this);
+    m_faultDelay->setRange(0, 600000);
+    m_faultDelay->setValue(2000);
+    m_faultDelay->setSuffix(tr(" ms"));
+    addWidget(m_faultKind);
+    addWidget(m_faultCount);
+    addWidget(m_faultDelay);
+    addAction(tr("Arm"), this, &FaultBar::armFault)->setObjectName(QStringLiteral("armFault"));
+    m_armed = new QLabel(this);
+    m_armed->setObjectName(QStringLiteral("armedFaults"));
+    addWidget(m_armed);
+    addSeparator();
+    addAction(tr("Open breaker"), this, [this] {
+        if (ServerConnection* c = m_currentConnection())
+            c->openBreaker();
+    });
+    addAction(tr("Reset breaker"), this, [this] {
+        if (ServerConnection* c = m_currentConnection())
+            c->resetBreaker();
+    });
+}
+
+void FaultBar::refresh()
+{
+    ServerConnection* c = m_currentConnection();
+    const bool stdio = c && c->activeTransport() == TransportKind::Stdio;
+    const QString current = m_faultKind->currentText();
+    m_faultKind->blockSignals(true);
+    m_faultKind->clear();
+    if (stdio) {
+        for (const EnumName<StdioFault>& fault : StdioFaultEntries)
+            m_faultKind->addItem(fault.name.toString());
+    } else if (c && c->faultProxy()) {
+        for (const char* name : HttpFaults)
+            m_faultKind->addItem(QString::fromLatin1(name));
+    }
+    m_faultKind->setCurrentText(current);
+    m_faultKind->setEnabled(m_faultKind->count() > 0);
+    m_faultKind->setToolTip(m_faultKind->count() > 0
+            ? QString()
+            : tr("HTTP faults need the server routed through the fault proxy (Edit server)."));
+    m_faultKind->blockSignals(false);
+    QStringList armed;
+    if (c && c->faultProxy()) {
+        for (const FaultProxy::Fault& f : c->faultProxy()->armed())
+            armed.append(QStringLiteral("%1×%2").arg(FaultProxy::kindName(f.kind)).arg(f.count));
+    }
+    if (c && c->pendingStdioFaults() > 0)
+        armed.append(tr("%n stdio fault(s)", nullptr, c->pendingStdioFaults()));
+    m_armed->setText(armed.isEmpty() ? tr(" nothing armed ") : tr(" armed: %1 ").arg(armed.join(QStringLiteral(", "))));
+}
+
+void FaultBar::armFault()
+{
+    ServerConnection* c = m_currentConnection();
+    if (!c || m_faultKind->currentText().isEmpty())
+        return;
+    const QString name = m_faultKind->currentText();
+    if (c->activeTransport() == TransportKind::Stdio) {
+        const StdioFault kind = StdioFaultNames.fromName(name).value_or(StdioFault::Delay);
+        for (int i = 0; i < m_faultCount->value(); ++i)
+            c->armStdioFault(kind, m_faultDelay->value());
+    } else if (FaultProxy* proxy = c->faultProxy()) {
+        FaultProxy::Fault fault;
+        fault.kind = FaultProxy::kindFromName(name).value_or(FaultProxy::FaultKind::ExpireAfter);
+        fault.count = m_faultCount->value();
+        fault.delayMs = m_faultDelay->value();
+        fault.method = QStringLiteral("tools/call");
+        proxy->arm(fault);
+        c->noteEvent(QStringLiteral("action"), tr("armed fault %1 ×%2").arg(name).arg(fault.count));
+        connect(proxy, &FaultProxy::armedChanged, this, &FaultBar::refresh, Qt::UniqueConnection);
+    }
+    refresh();
+}
+
+} // namespace mcpscope

@@ -1,0 +1,95 @@
+#include "serveractions.h"
+
+#include "dialogs/serverdialog.h"
+#include "engine/engine.h"
+#include "engine/serverconnection.h"
+#include "mainwindow/workspacesession.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QMessageBox>
+
+namespace mcpscope {
+
+ServerActions::ServerActions(
+    WorkspaceSession* session, std::function<ServerConnection*()> currentConnection, QWidget* window)
+    : QObject(window)
+    , m_session(session)
+    , m_currentConnection(std::move(currentConnection))
+    , m_window(window)
+{
+    m_newServer = new QAction(tr("&New Server…"), window);
+    m_newServer->setShortcut(QKeySequence::New);
+    connect(m_newServer, &QAction::triggered, this, &ServerActions::addServer);
+    m_connect = add(tr("&Connect"), [](ServerConnection* c) { c->connectToServer(); });
+    m_disconnect = add(tr("&Disconnect"), [](ServerConnection* c) { c->disconnectFromServer(); });
+    m_reconnect = add(tr("&Reconnect Now"), [](ServerConnection* c) { c->reconnectNow(); });
+    m_reconnect->setShortcut(Qt::Key_F5);
+    m_connectAll = new QAction(tr("Connect &All"), window);
+    connect(m_connectAll, &QAction::triggered, m_session->engine(), &Engine::connectAll);
+    m_edit = add(tr("&Edit…"), [this](ServerConnection* c) { editServer(c); });
+    m_duplicate = add(
+        tr("D&uplicate"), [this](ServerConnection* c) { Q_EMIT serverAdded(m_session->duplicateServer(c->name())); });
+    m_remove = add(tr("Re&move"), [this](ServerConnection* c) { removeServer(c); });
+    m_copySessionId
+        = add(tr("Copy Session &Id"), [](ServerConnection* c) { QApplication::clipboard()->setText(c->sessionId()); });
+}
+
+QList<QAction*> ServerActions::menuActions() const
+{
+    return { m_connect, m_disconnect, m_reconnect, m_connectAll, nullptr, m_edit, m_duplicate, m_remove,
+        m_copySessionId };
+}
+
+QList<QAction*> ServerActions::contextActions() const
+{
+    return { m_connect, m_disconnect, m_reconnect, m_edit, m_duplicate, m_remove, m_copySessionId };
+}
+
+QAction* ServerActions::add(const QString& text, std::function<void(ServerConnection*)> run)
+{
+    auto* action = new QAction(text, m_window);
+    connect(action, &QAction::triggered, this, [this, run = std::move(run)] {
+        if (ServerConnection* c = m_currentConnection())
+            run(c);
+    });
+    return action;
+}
+
+void ServerActions::addServer()
+{
+    ServerDialog dialog(m_session->serverNames(), m_window);
+    dialog.setWindowTitle(tr("New Server"));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const ServerConfig config = dialog.config();
+    m_session->addServer(config);
+    Q_EMIT serverAdded(config.name);
+    Q_EMIT serverCreated(config.name);
+}
+
+void ServerActions::editServer(ServerConnection* c)
+{
+    QStringList others = m_session->serverNames();
+    others.removeAll(c->name());
+    ServerDialog dialog(others, m_window);
+    dialog.setConfig(c->config());
+    dialog.setWindowTitle(tr("Edit %1").arg(c->name()));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const ServerConfig config = dialog.config();
+    m_session->changeServer(c->name(), config);
+    Q_EMIT statusMessage(tr("Server %1 changed; reconnect (F5) to apply transport changes.").arg(config.name));
+}
+
+void ServerActions::removeServer(ServerConnection* c)
+{
+    const QString name = c->name();
+    if (QMessageBox::question(m_window, tr("Remove server"), tr("Remove '%1' from the workspace?").arg(name))
+        != QMessageBox::Yes)
+        return;
+    m_session->removeServer(name);
+}
+
+} // namespace mcpscope

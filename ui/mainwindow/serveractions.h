@@ -1,0 +1,66 @@
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+
+class QAction;
+class QWidget;
+
+namespace mcpscope {
+
+class ServerConnection;
+class WorkspaceSession;
+
+/// The actions on the workspace's servers (File › New Server and the Server menu): new, connect,
+/// disconnect, reconnect, connect all, edit, duplicate, remove, copy the session id. They act on the
+/// server the window has selected and change the workspace through its WorkspaceSession; the dialogs
+/// they open belong to window.
+///
+/// Signals:
+/// - serverAdded(name) after New Server or Duplicate added a server;
+/// - serverCreated(name) after New Server, for the window to select it;
+/// - statusMessage(text) after a change worth a line in the status bar.
+class ServerActions : public QObject
+{
+    Q_OBJECT
+public:
+    ServerActions(WorkspaceSession* session, std::function<ServerConnection*()> currentConnection, QWidget* window);
+
+    QAction* newServer() const { return m_newServer; }
+    QAction* connectServer() const { return m_connect; }
+    QAction* disconnectServer() const { return m_disconnect; }
+    QAction* reconnectServer() const { return m_reconnect; }
+    /// The Server menu, in order; nullptr stands for a separator.
+    QList<QAction*> menuActions() const;
+    /// What the servers view offers on a right click.
+    QList<QAction*> contextActions() const;
+
+Q_SIGNALS:
+    void serverAdded(const QString& name);
+    void serverCreated(const QString& name);
+    void statusMessage(const QString& text);
+
+private:
+    QAction* add(const QString& text, std::function<void(ServerConnection*)> run);
+    void addServer();
+    void editServer(ServerConnection* c);
+    void removeServer(ServerConnection* c);
+
+    WorkspaceSession* m_session;
+    std::function<ServerConnection*()> m_currentConnection;
+    QPointer<QWidget> m_window;
+    QAction* m_newServer = nullptr;
+    QAction* m_connect = nullptr;
+    QAction* m_disconnect = nullptr;
+    QAction* m_reconnect = nullptr;
+    QAction* m_connectAll = nullptr;
+    QAction* m_edit = nullptr;
+    QAction* m_duplicate = nullptr;
+    QAction* m_remove = nullptr;
+    QAction* m_copySessionId = nullptr;
+};
+
+} // namespace mcpscope

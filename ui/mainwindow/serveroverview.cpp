@@ -1,0 +1,67 @@
+#include "serveroverview.h"
+
+#include "engine/serverconnection.h"
+#include "presentation/presentation.h"
+#include "recovery/circuitbreaker.h"
+
+#include <QJsonObject>
+#include <QLabel>
+
+namespace mcpscope {
+
+ServerOverview::ServerOverview(QWidget* parent)
+    : QScrollArea(parent)
+{
+    m_text = new QLabel(this);
+    m_text->setObjectName(QStringLiteral("overview"));
+    m_text->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_text->setWordWrap(true);
+    m_text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_text->setMargin(12);
+    // Server instructions can be pages long: they scroll instead of stretching the window.
+    setWidgetResizable(true);
+    setWidget(m_text);
+}
+
+void ServerOverview::showConnection(const ServerConnection* c)
+{
+    if (!c) {
+        m_text->setText(tr("Add a server (Ctrl+N), import an mcp.json (Ctrl+O) or drop one here."));
+        return;
+    }
+    const ClientSession* s = c->session();
+    QString html = tr("<h2>%1</h2>").arg(c->name().toHtmlEscaped());
+    html += tr("<p><b>State:</b> %1 &nbsp; <b>Transport:</b> %2</p>")
+                .arg(Presentation::stateText(c->state()), Presentation::transportText(c->activeTransport()));
+    if (!c->lastError().isEmpty() && c->state() == ServerConnection::State::Failed)
+        html += tr("<p style='color:#b02a37'><b>Last error:</b> %1</p>").arg(c->lastError().toHtmlEscaped());
+    if (s && !s->details().protocolVersion.isEmpty()) {
+        const ServerDetails& d = s->details();
+        html += tr("<p><b>Server:</b> %1 %2<br><b>Protocol:</b> %3<br><b>Session:</b> <code>%4</code></p>")
+                    .arg(d.serverInfo.value(QLatin1String("name")).toString().toHtmlEscaped(),
+                        d.serverInfo.value(QLatin1String("version")).toString().toHtmlEscaped(), d.protocolVersion,
+                        c->sessionId().toHtmlEscaped());
+        QStringList capabilities;
+        for (auto it = d.capabilities.constBegin(); it != d.capabilities.constEnd(); ++it) {
+            QStringList flags;
+            const QJsonObject sub = it.value().toObject();
+            for (auto f = sub.constBegin(); f != sub.constEnd(); ++f)
+                flags.append(f.value().isBool() ? (f.value().toBool() ? f.key() : QString()) : f.key());
+            flags.removeAll(QString());
+            capabilities.append(
+                flags.isEmpty() ? it.key() : QStringLiteral("%1 (%2)").arg(it.key(), flags.join(QStringLiteral(", "))));
+        }
+        html += tr("<p><b>Capabilities:</b> %1</p>").arg(capabilities.join(QStringLiteral(" · ")).toHtmlEscaped());
+        if (!d.instructions.isEmpty())
+            html += tr("<p><b>Instructions:</b></p><pre style='white-space:pre-wrap'>%1</pre>")
+                        .arg(d.instructions.toHtmlEscaped());
+    }
+    const CircuitBreaker* b = c->breaker();
+    html += tr("<p><b>Breaker:</b> %1, %2 consecutive failure(s)%3</p>")
+                .arg(CircuitBreaker::stateName(b->state()))
+                .arg(b->consecutiveFailures())
+                .arg(c->config().idempotentReplay ? tr("<br><b>Policy:</b> idempotent-replay is on") : QString());
+    m_text->setText(html);
+}
+
+} // namespace mcpscope

@@ -1,0 +1,112 @@
+#include "toolspage.h"
+
+#include "composer/callcomposer.h"
+#include "engine/engine.h"
+#include "engine/serverconnection.h"
+#include "models/toolsmodeldefs.h"
+#include "presentation/presentation.h"
+#include "result/resultview.h"
+
+#include <QHeaderView>
+#include <QTableView>
+
+#include <memory>
+
+namespace mcpscope {
+
+ToolsPage::ToolsPage(
+    Engine* engine, QAbstractItemModel* tools, std::function<ServerConnection*()> currentConnection, QWidget* parent)
+    : QSplitter(Qt::Vertical, parent)
+    , m_engine(engine)
+    , m_tools(tools)
+    , m_currentConnection(std::move(currentConnection))
+{
+    m_toolsView = Presentation::makeTable(this, QStringLiteral("toolsView"));
+    m_toolsView->setModel(m_tools);
+    m_toolsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    auto* callArea = new QSplitter(Qt::Horizontal, this);
+    m_composer = new CallComposer(callArea);
+    m_composer->setObjectName(QStringLiteral("composer"));
+    m_result = new ResultView(callArea);
+    m_result->setObjectName(QStringLiteral("resultView"));
+    callArea->setStretchFactor(0, 2);
+    callArea->setStretchFactor(1, 3);
+    setStretchFactor(0, 1);
+    setStretchFactor(1, 1);
+    // Enough of the tools table to compare annotations at a glance, and room for the composer.
+    setSizes({ 360, 420 });
+
+    connect(m_toolsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& index) { m_composer->setTool(index.data(ToolsModelRole::ToolRole).toJsonObject()); });
+    connect(m_composer, &CallComposer::callRequested, this, [this] { callSelectedTool(); });
+    connect(m_composer, &CallComposer::cancelRequested, this, [this] {
+        if (m_runningOn && !m_runningCall.isEmpty())
+            m_runningOn->cancelCall(m_runningCall);
+    });
+    connect(m_engine, &Engine::callUpdated, this, &ToolsPage::onCallUpdated);
+}
+
+bool ToolsPage::selectTool(const QString& name)
+{
+    for (int row = 0; row < m_tools->rowCount(); ++row) {
+        const QModelIndex index = m_tools->index(row, 0);
+        if (index.data(ToolsModelRole::ToolNameRole).toString() == name) {
+            m_toolsView->setCurrentIndex(index);
+            return true;
+        }
+    }
+    return false;
+}
+
+void ToolsPage::clearTool()
+{
+    m_composer->setTool({});
+}
+
+void ToolsPage::callSelectedTool()
+{
+    ServerConnection* c = m_currentConnection();
+    const QModelIndex tool = m_toolsView->currentIndex();
+    if (!c || !tool.isValid()) {
+        Q_EMIT statusMessage(tr("Select a server and a tool first."));
+        return;
+    }
+    const QString name = tool.data(ToolsModelRole::ToolNameRole).toString();
+    const std::optional<QJsonObject> arguments = m_composer->arguments();
+    if (!arguments) {
+        Q_EMIT statusMessage(tr("The arguments for %1 are not valid yet; see the composer.").arg(name));
+        return;
+    }
+    CallOptions options;
+    QPointer<CallComposer> composer(m_composer);
+    options.onProgress = [composer](const ProgressUpdate& update) {
+        if (composer)
+            composer->setProgress(update.progress, update.total, update.message);
+    };
+    m_result->showMessage(tr("Calling %1 on %2…").arg(name, c->name()));
+    m_composer->setRunning(true);
+    m_runningOn = c;
+    m_runningCall.clear();
+    // A call refused at once (breaker open) finishes before the id comes back.
+    auto atOnce = std::make_shared<std::optional<CallRecord>>();
+    m_runningCall = m_engine->call(c->name(), QStringLiteral("tools/call"),
+        { { QStringLiteral("name"), name }, { QStringLiteral("arguments"), *arguments } }, options,
+        [atOnce](const CallRecord& record) { *atOnce = record; });
+    if (const auto& record = *atOnce; record && record->callId == m_runningCall && record->isFinished()) {
+        m_composer->setRunning(false);
+        m_result->showRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
+        m_runningCall.clear();
+    }
+}
+
+void ToolsPage::onCallUpdated(const CallRecord& record)
+{
+    if (record.callId == m_runningCall && record.isFinished()) {
+        m_composer->setRunning(false);
+        ServerConnection* c = m_runningOn;
+        m_result->showRecord(record, c && c->session() ? c->session()->tool(record.tool) : nullptr);
+        m_runningCall.clear();
+    }
+}
+
+} // namespace mcpscope

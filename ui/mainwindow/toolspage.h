@@ -1,0 +1,61 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+
+#include <QPointer>
+#include <QSplitter>
+
+#include <functional>
+
+class QAbstractItemModel;
+class QTableView;
+
+namespace mcpscope {
+
+class CallComposer;
+class Engine;
+class ResultView;
+class ServerConnection;
+
+/// The Tools tab: the selected server's tools (one column per annotation), the composer for the
+/// selected tool, and the result of the call it runs. A call runs through Engine::call; its result
+/// shows when the engine reports it finished (or at once, when it is refused before it starts).
+///
+/// Signals: statusMessage(text) when a call cannot start, saying why.
+class ToolsPage : public QSplitter
+{
+    Q_OBJECT
+public:
+    /// tools is the presentation of the selected server's ToolsModel; currentConnection gives the
+    /// selected server (or nullptr) when a call starts.
+    ToolsPage(Engine* engine, QAbstractItemModel* tools, std::function<ServerConnection*()> currentConnection,
+        QWidget* parent = nullptr);
+
+    /// Selects the tool (and loads it into the composer); false when the server has no such tool.
+    bool selectTool(const QString& name);
+    /// Calls the selected tool with the composer's arguments (what Ctrl+Return does).
+    void callSelectedTool();
+    /// Empties the composer, for a newly selected server.
+    void clearTool();
+
+    QTableView* toolsView() const { return m_toolsView; }
+    CallComposer* composer() const { return m_composer; }
+    ResultView* resultView() const { return m_result; }
+
+Q_SIGNALS:
+    void statusMessage(const QString& text);
+
+private:
+    void onCallUpdated(const CallRecord& record);
+
+    Engine* m_engine;
+    QAbstractItemModel* m_tools;
+    std::function<ServerConnection*()> m_currentConnection;
+    QTableView* m_toolsView = nullptr;
+    CallComposer* m_composer = nullptr;
+    ResultView* m_result = nullptr;
+    QString m_runningCall;
+    QPointer<ServerConnection> m_runningOn;
+};
+
+} // namespace mcpscope

@@ -1,0 +1,118 @@
+#include "trafficdock.h"
+
+#include "models/trafficmodel.h"
+#include "models/trafficmodeldefs.h"
+#include "presentation/presentation.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSet>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace mcpscope {
+
+/// Hides log notifications below a chosen level; every other traffic row passes.
+class TrafficLevelFilter : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setMinimumLevel(int level)
+    {
+        m_minimum = level;
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override
+    {
+        const int level = sourceModel()->index(row, 0, parent).data(TrafficModelRole::LogLevelRole).toInt();
+        return level < 0 || level >= m_minimum;
+    }
+
+private:
+    int m_minimum = 0;
+};
+
+TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
+    : QDockWidget(tr("Traffic"), parent)
+    , m_model(model)
+{
+    setObjectName(QStringLiteral("trafficDock"));
+    m_filter = new TrafficLevelFilter(this);
+    m_filter->setSourceModel(m_model);
+    m_presentation = new TrafficPresentation(this);
+    m_presentation->setSourceModel(m_filter);
+
+    auto* trafficHost = new QWidget(this);
+    auto* trafficLayout = new QVBoxLayout(trafficHost);
+    trafficLayout->setContentsMargins(2, 2, 2, 2);
+    auto* trafficBar = new QHBoxLayout;
+    m_logLevel = new QComboBox(trafficHost);
+    m_logLevel->setObjectName(QStringLiteral("logLevel"));
+    for (const char* level : { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
+        m_logLevel->addItem(QString::fromLatin1(level));
+    m_logLevel->setCurrentText(QStringLiteral("info"));
+    auto* setLevel = new QAction(tr("Set server log level"), trafficHost);
+    connect(setLevel, &QAction::triggered, this, [this] { Q_EMIT setLevelRequested(m_logLevel->currentText()); });
+    auto* setLevelButton = new QToolBar(trafficHost);
+    setLevelButton->addAction(setLevel);
+    auto* showLevel = new QComboBox(trafficHost);
+    showLevel->setObjectName(QStringLiteral("showLogLevel"));
+    for (const char* level : { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
+        showLevel->addItem(QString::fromLatin1(level));
+    connect(showLevel, &QComboBox::currentIndexChanged, m_filter, &TrafficLevelFilter::setMinimumLevel);
+    trafficBar->addWidget(new QLabel(tr("Show logs from:"), trafficHost));
+    trafficBar->addWidget(showLevel);
+    trafficBar->addSpacing(16);
+    trafficBar->addWidget(new QLabel(tr("Server log level:"), trafficHost));
+    trafficBar->addWidget(m_logLevel);
+    trafficBar->addWidget(setLevelButton);
+    trafficBar->addStretch();
+    trafficLayout->addLayout(trafficBar);
+    auto* trafficSplit = new QSplitter(Qt::Horizontal, trafficHost);
+    m_view = Presentation::makeTable(trafficSplit, QStringLiteral("trafficView"));
+    m_view->setModel(m_presentation);
+    m_detail = new QPlainTextEdit(trafficSplit);
+    m_detail->setReadOnly(true);
+    m_detail->setFont(QFont(QStringLiteral("monospace")));
+    trafficLayout->addWidget(trafficSplit);
+    setWidget(trafficHost);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
+        const QByteArray payload = index.data(TrafficModelRole::PayloadRole).toByteArray();
+        const QJsonDocument doc = QJsonDocument::fromJson(payload);
+        m_detail->setPlainText(
+            doc.isNull() ? QString::fromUtf8(payload) : QString::fromUtf8(doc.toJson(QJsonDocument::Indented)));
+    });
+    connect(m_presentation, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_view->currentIndex().isValid())
+            m_view->scrollToBottom();
+    });
+}
+
+QList<QByteArray> TrafficDock::messagesOf(const CallRecord& record) const
+{
+    QList<QByteArray> raw;
+    QSet<QString> ids;
+    for (const CallAttempt& a : record.attempts)
+        ids.insert(a.requestId);
+    for (int row = m_model->rowCount() - 1; row >= 0 && raw.size() < 20; --row) {
+        const QModelIndex t = m_model->index(row, 0);
+        if (t.data(TrafficModelRole::ServerRole).toString() != record.server)
+            continue;
+        if (ids.contains(t.data(TrafficModelRole::RpcIdRole).toString()))
+            raw.prepend(t.data(TrafficModelRole::PayloadRole).toByteArray());
+        if (t.data(TrafficModelRole::TimestampRole).toLongLong() < record.startedAt - 1000)
+            break;
+    }
+    return raw;
+}
+
+} // namespace mcpscope

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "calllog/callrecord.h"
+
+#include <QByteArray>
+#include <QDockWidget>
+#include <QList>
+
+class QComboBox;
+class QPlainTextEdit;
+class QTableView;
+
+namespace mcpscope {
+
+class TrafficLevelFilter;
+class TrafficModel;
+class TrafficPresentation;
+
+/// The Traffic dock: every wire message of every server (and their log notifications, filtered by
+/// level), with the selected message pretty-printed beside the table, and the control that asks the
+/// selected server to change its log level.
+///
+/// Signals: setLevelRequested(level) when the user asks for logging/setLevel with that level.
+class TrafficDock : public QDockWidget
+{
+    Q_OBJECT
+public:
+    explicit TrafficDock(TrafficModel* model, QWidget* parent = nullptr);
+
+    /// The newest wire messages of record's attempts (at most 20, oldest first), looked up in the
+    /// traffic shown: the raw messages of a record that has no recorded exchanges.
+    QList<QByteArray> messagesOf(const CallRecord& record) const;
+
+Q_SIGNALS:
+    void setLevelRequested(const QString& level);
+
+private:
+    TrafficModel* m_model;
+    TrafficLevelFilter* m_filter = nullptr;
+    TrafficPresentation* m_presentation = nullptr;
+    QTableView* m_view = nullptr;
+    QComboBox* m_logLevel = nullptr;
+    QPlainTextEdit* m_detail = nullptr;
+};
+
+} // namespace mcpscope
