@@ -5,6 +5,8 @@
 #include "calllog/logstorereader.h"
 #include "calllog/logstoreworker.h"
 
+#include "jsonrpc/translation.h"
+
 #include <QCoreApplication>
 #include <QPointer>
 #include <QSet>
@@ -161,7 +163,8 @@ void LogStore::flushThen(QObject* context, std::function<void(bool ok, const QSt
 {
     if (!m_worker) {
         QMetaObject::invokeMethod(
-            context, [done = std::move(done)] { done(false, logText("No call log is open")); }, Qt::QueuedConnection);
+            context, [done = std::move(done)] { done(false, McpScope::tr("No call log is open")); },
+            Qt::QueuedConnection);
         return;
     }
     flush();

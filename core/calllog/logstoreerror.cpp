@@ -1,5 +1,7 @@
 #include "logstoreerror.h"
 
+#include "jsonrpc/translation.h"
+
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QSqlError>
@@ -12,11 +14,6 @@
 #endif
 
 namespace mcpscope {
-
-QString logText(const char* text)
-{
-    return QCoreApplication::translate("LogStore", text);
-}
 
 namespace {
 // Primary SQLite result codes (sqlite3.h); the Qt driver reports them as nativeErrorCode().
@@ -61,13 +58,13 @@ QString spaceProblem(const QString& path)
         constexpr qint64 Slack = 64 * 1024;
         const qint64 largest = std::max(QFileInfo(path).size(), QFileInfo(path + QStringLiteral("-wal")).size());
         if (largest + Slack >= qint64(limit.rlim_cur))
-            return logText("the file size limit of %1 bytes is reached (the disk is full for this process)")
+            return McpScope::tr("the file size limit of %1 bytes is reached (the disk is full for this process)")
                 .arg(qint64(limit.rlim_cur));
     }
 #endif
     const QStorageInfo storage(QFileInfo(path).absolutePath());
     if (storage.isValid() && storage.bytesAvailable() >= 0 && storage.bytesAvailable() < 1024 * 1024)
-        return logText("the disk is full");
+        return McpScope::tr("the disk is full");
     return {};
 }
 
@@ -77,30 +74,31 @@ QString describeLogStoreError(const QString& path, const QSqlError& error)
 {
     switch (sqliteCode(error)) {
     case SqliteNotADb:
-        return logText("%1 is not a call log: the file is not an SQLite database").arg(path);
+        return McpScope::tr("%1 is not a call log: the file is not an SQLite database").arg(path);
     case SqliteCorrupt:
-        return logText("%1 is damaged: %2").arg(path, error.databaseText());
+        return McpScope::tr("%1 is damaged: %2").arg(path, error.databaseText());
     case SqliteBusy:
     case SqliteLocked:
-        return logText("%1 is locked by another process").arg(path);
+        return McpScope::tr("%1 is locked by another process").arg(path);
     case SqliteReadOnly:
-        return logText("%1 is read-only; McpScope cannot write its call log there").arg(path);
+        return McpScope::tr("%1 is read-only; McpScope cannot write its call log there").arg(path);
     case SqliteFull: {
         const QString why = spaceProblem(path);
-        return logText("Cannot write the call log %1: %2").arg(path, why.isEmpty() ? logText("the disk is full") : why);
+        return McpScope::tr("Cannot write the call log %1: %2")
+            .arg(path, why.isEmpty() ? McpScope::tr("the disk is full") : why);
     }
     case SqliteIoErr: {
         // A write refused for lack of room is an I/O error when not even a partial write fit.
         const QString why = spaceProblem(path);
         if (!why.isEmpty())
-            return logText("Cannot write the call log %1: %2").arg(path, why);
-        return logText("Cannot write the call log %1: %2").arg(path, error.databaseText());
+            return McpScope::tr("Cannot write the call log %1: %2").arg(path, why);
+        return McpScope::tr("Cannot write the call log %1: %2").arg(path, error.databaseText());
     }
     case SqliteCantOpen:
-        return logText("Cannot open the call log %1: %2").arg(path, error.databaseText());
+        return McpScope::tr("Cannot open the call log %1: %2").arg(path, error.databaseText());
     default:
         break;
     }
-    return logText("Call log %1: %2").arg(path, error.text());
+    return McpScope::tr("Call log %1: %2").arg(path, error.text());
 }
 } // namespace mcpscope

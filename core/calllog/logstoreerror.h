@@ -11,7 +11,4 @@ namespace mcpscope {
 /// LogStoreReader.
 QString describeLogStoreError(const QString& path, const QSqlError& error);
 
-/// A text of the LogStore translation context.
-QString logText(const char* text);
-
 } // namespace mcpscope

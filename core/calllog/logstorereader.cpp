@@ -4,6 +4,8 @@
 #include "logstoreencoder.h"
 #include "logstoreerror.h"
 
+#include "jsonrpc/translation.h"
+
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QSqlDatabase>
@@ -15,11 +17,6 @@
 namespace mcpscope {
 
 namespace {
-QString readerText(const char* text)
-{
-    return QCoreApplication::translate("LogStoreReader", text);
-}
-
 bool setError(QString* error, const QString& message)
 {
     if (error)
@@ -40,9 +37,9 @@ bool LogStoreReader::open(const QString& path, QString* error)
     close();
     const QFileInfo info(path);
     if (!info.exists())
-        return setError(error, readerText("Cannot open the call log %1: the file does not exist").arg(path));
+        return setError(error, McpScope::tr("Cannot open the call log %1: the file does not exist").arg(path));
     if (info.isDir())
-        return setError(error, readerText("Cannot open the call log %1: it is a directory").arg(path));
+        return setError(error, McpScope::tr("Cannot open the call log %1: it is a directory").arg(path));
     const QString connection
         = QStringLiteral("mcpscope-log-reader-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
     QString message;
@@ -57,8 +54,8 @@ bool LogStoreReader::open(const QString& path, QString* error)
             if (!query.exec(QStringLiteral("PRAGMA user_version")) || !query.next()) {
                 message = describeLogStoreError(path, query.lastError());
             } else if (const int version = query.value(0).toInt(); version > LogStore::SchemaVersion) {
-                message = readerText("%1 was written by a newer McpScope (call log schema %2; this version reads up "
-                                     "to %3)")
+                message = McpScope::tr("%1 was written by a newer McpScope (call log schema %2; this version reads up "
+                                       "to %3)")
                               .arg(path)
                               .arg(version)
                               .arg(LogStore::SchemaVersion);
@@ -66,7 +63,7 @@ bool LogStoreReader::open(const QString& path, QString* error)
                                                   "'calls'"))) {
                 message = describeLogStoreError(path, query.lastError());
             } else if (!query.next()) {
-                message = readerText("%1 is not a call log: it has no calls table").arg(path);
+                message = McpScope::tr("%1 is not a call log: it has no calls table").arg(path);
             }
         }
         if (!message.isEmpty())
@@ -100,7 +97,7 @@ bool LogStoreReader::forEachRecordJson(
     const std::function<bool(const QString& callId, const QByteArray& json)>& fn, QString* error)
 {
     if (m_connection.isEmpty())
-        return setError(error, readerText("The call log is not open"));
+        return setError(error, McpScope::tr("The call log is not open"));
     QSqlQuery query(QSqlDatabase::database(m_connection, false));
     // Forward-only: rows are streamed from SQLite, never cached, so memory stays flat for any size.
     query.setForwardOnly(true);
@@ -115,7 +112,7 @@ bool LogStoreReader::forEachRecordJson(
             json = qUncompress(json);
             if (json.isEmpty())
                 return setError(error,
-                    readerText("%1 is damaged: the record of call %2 cannot be decompressed")
+                    McpScope::tr("%1 is damaged: the record of call %2 cannot be decompressed")
                         .arg(m_path, query.value(0).toString()));
         }
         if (!fn(query.value(0).toString(), json))
@@ -129,7 +126,7 @@ bool LogStoreReader::forEachRecordJson(
 qint64 LogStoreReader::count(QString* error)
 {
     if (m_connection.isEmpty()) {
-        setError(error, readerText("The call log is not open"));
+        setError(error, McpScope::tr("The call log is not open"));
         return -1;
     }
     QSqlQuery query(QSqlDatabase::database(m_connection, false));

@@ -2,6 +2,7 @@
 
 #include "calllog/logstore.h"
 #include "calllog/logstoreerror.h"
+#include "jsonrpc/translation.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -53,7 +54,7 @@ bool LogStoreWorker::openDatabase(QString* error)
     // Root ignores permission bits, so the user's "read-only" is checked by hand.
     constexpr auto AnyWrite = QFile::WriteOwner | QFile::WriteGroup | QFile::WriteOther;
     if (info.exists() && !(info.permissions() & AnyWrite)) {
-        *error = logText("%1 is read-only; McpScope cannot write its call log there").arg(m_path);
+        *error = McpScope::tr("%1 is read-only; McpScope cannot write its call log there").arg(m_path);
         return false;
     }
     m_db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
@@ -65,15 +66,16 @@ bool LogStoreWorker::openDatabase(QString* error)
         ok = exec(query, QStringLiteral("PRAGMA user_version"), error) && query.next();
         const int version = ok ? query.value(0).toInt() : 0;
         if (ok && version > LogStore::SchemaVersion) {
-            *error = logText("%1 was written by a newer McpScope (call log schema %2; this version reads up to %3)")
-                         .arg(m_path)
-                         .arg(version)
-                         .arg(LogStore::SchemaVersion);
+            *error
+                = McpScope::tr("%1 was written by a newer McpScope (call log schema %2; this version reads up to %3)")
+                      .arg(m_path)
+                      .arg(version)
+                      .arg(LogStore::SchemaVersion);
             ok = false;
         }
         ok = ok && exec(query, QStringLiteral("PRAGMA journal_mode=WAL"), error) && query.next();
         if (ok && query.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
-            *error = logText("%1 cannot be opened for writing (journal mode stays %2)")
+            *error = McpScope::tr("%1 cannot be opened for writing (journal mode stays %2)")
                          .arg(m_path, query.value(0).toString());
             ok = false;
         }
@@ -187,7 +189,7 @@ void LogStoreWorker::write(EncodedBatch batch)
 bool LogStoreWorker::writeNow(QString* message)
 {
     if (!m_db.isOpen()) {
-        *message = logText("The call log %1 is closed").arg(m_path);
+        *message = McpScope::tr("The call log %1 is closed").arg(m_path);
         return false;
     }
     if (m_retryTimer)

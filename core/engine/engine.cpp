@@ -1,13 +1,11 @@
 #include "engine.h"
 
+#include "jsonrpc/pagedlist.h"
+
 #include <QDateTime>
 #include <QUuid>
 
 namespace mcpscope {
-
-namespace {
-constexpr qsizetype MaxListedItems = 10000 * 1000; // a server that keeps returning cursors must not loop us forever
-} // namespace
 
 Engine::Engine(QObject* parent)
     : QObject(parent)
@@ -114,18 +112,13 @@ void Engine::listPage(const QString& server, const QString& method, const QStrin
                 return;
             }
             const QJsonObject result = record.result.toObject();
-            for (const QJsonValue& item : result.value(key).toArray())
-                items->append(item);
-            const QJsonValue next = result.value(QLatin1String("nextCursor"));
-            if (next.isString() && !next.toString().isEmpty() && items->size() < MaxListedItems) {
-                listPage(server, method, key, next.toString(), items, options, std::move(done));
+            const QString next = PagedList::appendPage(result, key, *items);
+            if (!next.isNull()) {
+                listPage(server, method, key, next, items, options, std::move(done));
                 return;
             }
             CallRecord all = record;
-            QJsonObject merged = result;
-            merged.insert(key, *items);
-            merged.remove(QStringLiteral("nextCursor"));
-            all.result = merged;
+            all.result = PagedList::merged(result, key, *items);
             if (done)
                 done(all);
         });

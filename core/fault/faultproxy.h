@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 #include <optional>
@@ -141,6 +142,8 @@ public:
     /// "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream", "close-before-head",
     /// "rst-before-head".
     static QString kindName(FaultKind kind);
+    /// Every kind's name, in the order above: what a fault picker offers.
+    static QStringList kindNames();
     /// {"id", "kind", "count", "method"?, "tool"?, "delayMs"?}, as the control API speaks it.
     static QJsonObject faultToJson(const Fault& fault);
     /// Reads the control API's fault object; the id is not read. Returns nullopt with a reason on error.

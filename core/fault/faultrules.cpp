@@ -76,6 +76,14 @@ QString FaultProxy::kindName(FaultKind kind)
     return KindNames.name(kind);
 }
 
+QStringList FaultProxy::kindNames()
+{
+    QStringList names;
+    for (const EnumName<FaultKind>& entry : KindEntries)
+        names.append(entry.name.toString());
+    return names;
+}
+
 QJsonObject FaultProxy::faultToJson(const Fault& fault)
 {
     QJsonObject object { { QStringLiteral("id"), qint64(fault.id) }, { QStringLiteral("kind"), kindName(fault.kind) },

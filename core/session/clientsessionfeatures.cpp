@@ -1,5 +1,7 @@
 #include "clientsession.h"
 
+#include "jsonrpc/pagedlist.h"
+
 #include <QJsonArray>
 
 namespace mcpscope {
@@ -9,7 +11,6 @@ namespace mcpscope {
 
 namespace {
 const QLatin1String Ping("ping");
-constexpr int MaxListPages = 10000; // a server that keeps returning cursors must not loop us forever
 } // namespace
 
 void ClientSession::onServerRequest(const JsonRpcMessage& message)
@@ -105,18 +106,13 @@ void ClientSession::listPage(const QString& method, const QString& key, const QS
                 return;
             }
             const QJsonObject result = reply.resultObject();
-            for (const QJsonValue& item : result.value(key).toArray())
-                items->append(item);
-            const QJsonValue next = result.value(QLatin1String("nextCursor"));
-            if (next.isString() && !next.toString().isEmpty() && items->size() < MaxListPages * 1000) {
-                listPage(method, key, next.toString(), items, std::move(done));
+            const QString next = PagedList::appendPage(result, key, *items);
+            if (!next.isNull()) {
+                listPage(method, key, next, items, std::move(done));
                 return;
             }
             Reply all = reply;
-            QJsonObject merged = result;
-            merged.insert(key, *items);
-            merged.remove(QStringLiteral("nextCursor"));
-            all.result = merged;
+            all.result = PagedList::merged(result, key, *items);
             done(all);
         },
         this);

@@ -10,11 +10,6 @@
 
 namespace mcpscope {
 
-namespace {
-const char* const HttpFaults[] = { "expire-before", "expire-after", "cut-after", "auth-401", "delay", "drop-stream",
-    "close-before-head", "rst-before-head" };
-} // namespace
-
 FaultBar::FaultBar(std::function<ServerConnection*()> currentConnection, QWidget* parent)
     : QToolBar(tr("Faults and triggers"), parent)
     , m_currentConnection(std::move(currentConnection))
@@ -74,8 +69,7 @@ void FaultBar::refresh()
         for (const EnumName<StdioFault>& fault : StdioFaultEntries)
             m_faultKind->addItem(fault.name.toString());
     } else if (c && c->faultProxy()) {
-        for (const char* name : HttpFaults)
-            m_faultKind->addItem(QString::fromLatin1(name));
+        m_faultKind->addItems(FaultProxy::kindNames());
     }
     m_faultKind->setCurrentText(current);
     m_faultKind->setEnabled(m_faultKind->count() > 0);
