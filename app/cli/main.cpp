@@ -1,15 +1,31 @@
 #include "cli/cliapp.h"
 #include "cli/exitcodes.h"
 #include "common/terminationwatcher.h"
+#include "transport/processgroupstop.h"
 
 #include <QCoreApplication>
+
+#include <memory>
+
+namespace {
+// A launched server's SIGTERM grace (1.5 s) and a margin: the longest an exit may take.
+constexpr int ExitStopTimeoutMs = 3000;
+
+/// The CLI (and its engine) goes first; its servers' stops finish before the program ends.
+int finishWith(std::unique_ptr<mcpscope::CliApp> cli, int exitCode)
+{
+    cli.reset();
+    mcpscope::ProcessGroupStop::finishDetached(ExitStopTimeoutMs);
+    return exitCode;
+}
+} // namespace
 
 int main(int argc, char* argv[])
 {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("mcpscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(MCPSCOPE_VERSION));
-    mcpscope::CliApp cli;
+    auto cli = std::make_unique<mcpscope::CliApp>();
     // Interrupted: exit 128+signal the normal way, so the server (and anything launched) is stopped.
     // `proxy` runs until a signal by design and answers it itself with exit 0.
     mcpscope::TerminationWatcher termination;
@@ -18,9 +34,10 @@ int main(int argc, char* argv[])
             [](int signal) { QCoreApplication::exit(mcpscope::exitCodeForSignal(signal)); });
         termination.watch();
     }
-    QObject::connect(&cli, &mcpscope::CliApp::finished, &app, &QCoreApplication::exit);
-    const int immediate = cli.start(QCoreApplication::arguments());
+    QObject::connect(cli.get(), &mcpscope::CliApp::finished, &app, &QCoreApplication::exit);
+    const int immediate = cli->start(QCoreApplication::arguments());
     if (immediate != mcpscope::ExitStillRunning)
-        return immediate;
-    return QCoreApplication::exec();
+        return finishWith(std::move(cli), immediate);
+    const int exitCode = QCoreApplication::exec();
+    return finishWith(std::move(cli), exitCode);
 }

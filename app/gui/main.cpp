@@ -2,11 +2,19 @@
 #include "engine/engine.h"
 #include "mainwindow/mainwindow.h"
 #include "screenshot/screenshotdriver.h"
+#include "transport/processgroupstop.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSettings>
 #include <QTimer>
+
+#include <memory>
+
+namespace {
+// A launched server's SIGTERM grace (1.5 s) and a margin: the longest a quit may take.
+constexpr int ExitStopTimeoutMs = 3000;
+} // namespace
 
 int main(int argc, char* argv[])
 {
@@ -30,7 +38,7 @@ int main(int argc, char* argv[])
     parser.addOptions({ workspaceOpt, connectOpt, screenshotsOpt, openLogOpt });
     parser.process(app);
 
-    mcpscope::MainWindow window;
+    auto window = std::make_unique<mcpscope::MainWindow>();
     // SIGTERM/SIGINT quit through the event loop, so launched servers and stdio children are stopped.
     mcpscope::TerminationWatcher termination;
     QObject::connect(&termination, &mcpscope::TerminationWatcher::terminationRequested, &app, &QApplication::quit);
@@ -39,19 +47,23 @@ int main(int argc, char* argv[])
         ? parser.value(workspaceOpt)
         : QSettings().value(QStringLiteral("workspace/lastPath")).toString();
     if (!workspace.isEmpty())
-        window.openWorkspace(workspace);
-    window.show();
+        window->openWorkspace(workspace);
+    window->show();
     if (parser.isSet(openLogOpt))
-        window.openLogFile(parser.value(openLogOpt), true);
+        window->openLogFile(parser.value(openLogOpt), true);
     if (parser.isSet(connectOpt))
-        window.engine()->connectAll();
+        window->engine()->connectAll();
     // For start-up measurements and smoke tests: quit once the first frame is up.
     if (qEnvironmentVariableIsSet("MCPSCOPE_QUIT_AFTER_SHOW"))
         QTimer::singleShot(0, &app, &QApplication::quit);
     if (parser.isSet(screenshotsOpt)) {
-        auto* driver = new mcpscope::ScreenshotDriver(&window, parser.value(screenshotsOpt), &app);
+        auto* driver = new mcpscope::ScreenshotDriver(window.get(), parser.value(screenshotsOpt), &app);
         QObject::connect(driver, &mcpscope::ScreenshotDriver::finished, &app, &QApplication::exit);
         driver->start();
     }
-    return QApplication::exec();
+    const int exitCode = QApplication::exec();
+    // The engine goes with the window; its servers' stops finish before the program ends.
+    window.reset();
+    mcpscope::ProcessGroupStop::finishDetached(ExitStopTimeoutMs);
+    return exitCode;
 }

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 
@@ -10,6 +11,11 @@
 #include <utility>
 
 namespace mcpscope {
+
+namespace {
+/// Detached stops not finished yet; all live on the main thread.
+int s_detachedRunning = 0;
+} // namespace
 
 ProcessGroupStop::ProcessGroupStop(QProcess* process, qint64 group, QObject* parent)
     : QObject(parent)
@@ -56,10 +62,25 @@ void ProcessGroupStop::detach(QProcess* process, qint64 group, int graceMs)
 {
     auto* stop = new ProcessGroupStop(process, group, QCoreApplication::instance());
     process->setParent(stop);
-    connect(stop, &ProcessGroupStop::finished, stop, &QObject::deleteLater);
+    ++s_detachedRunning;
+    connect(stop, &ProcessGroupStop::finished, stop, [stop] {
+        --s_detachedRunning;
+        stop->deleteLater();
+    });
     // The first signal goes now: a program that is exiting may run no event loop any more.
     signalGroup(group, graceMs > 0 ? SIGTERM : SIGKILL);
     stop->begin(2, graceMs, 0);
+}
+
+bool ProcessGroupStop::finishDetached(int timeoutMs)
+{
+    QElapsedTimer elapsed;
+    elapsed.start();
+    while (s_detachedRunning > 0 && elapsed.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 50);
+    // The stops that finished asked to be deleted; with no event loop left, that happens now.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    return s_detachedRunning == 0;
 }
 
 bool ProcessGroupStop::leaderRunning() const

@@ -35,6 +35,11 @@ public:
     /// deletes itself and the process once finished: SIGTERM now and SIGKILL after graceMs, or with
     /// graceMs 0, SIGKILL now.
     static void detach(QProcess* process, qint64 group, int graceMs);
+    /// For a main after its event loop returned and its windows and engine are gone: runs the event
+    /// loop until every detached stop finished (a launched server gets its SIGTERM grace, and each
+    /// leader is reaped before QProcess would warn about destroying it running), at most timeoutMs.
+    /// Returns whether all finished.
+    static bool finishDetached(int timeoutMs);
 
     static void signalGroup(qint64 group, int signal);
     /// Whether a member of the group still runs (zombies do not count).
