@@ -89,8 +89,7 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
             o << "Instructions:\n" << instructions << '\n';
     } else if (m_command == QLatin1String("tools")) {
         // The engine's own rule: a name listed more than once is write-capable (RECOVERY.md §2).
-        PolicySettings policy;
-        policy.idempotentReplay = m_connection && m_connection->config().idempotentReplay;
+        const PolicySettings policy = m_connection ? m_connection->policy() : PolicySettings {};
         const QList<ToolInfo> tools = ToolInfo::listFromJson(result.value(QLatin1String("tools")).toArray());
         for (const ToolInfo& tool : tools) {
             o << tool.name;

@@ -224,8 +224,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
         r.error = { { QStringLiteral("message"), reply.describe() },
             { QStringLiteral("failureKind"), failureKindName(failure->kind) } };
 
-    PolicySettings settings;
-    settings.idempotentReplay = m_connection->config().idempotentReplay;
+    const PolicySettings settings = m_connection->policy();
     // The newest listing of the session the attempt went out on (a list_changed re-list during the
     // call counts); the snapshot alone would let a tool that turned into a writer be replayed.
     const RequestTools tools = requestTools(m_isToolCall, m_snapshot, r.tool, m_session ? m_session.data() : current);

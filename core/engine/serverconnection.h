@@ -5,6 +5,7 @@
 #include "config/serverconfig.h"
 #include "fault/faultproxy.h"
 #include "fault/stdiofault.h"
+#include "recovery/retrypolicy.h"
 #include "session/clientsession.h"
 
 #include <QHash>
@@ -59,6 +60,9 @@ public:
     ~ServerConnection() override;
 
     const ServerConfig& config() const { return m_config; }
+    /// The replay policy this server's config asks for: what the engine decides with and what the
+    /// tools table and the CLI show as "on expiry".
+    PolicySettings policy() const { return PolicySettings { m_config.idempotentReplay }; }
     QString name() const { return m_config.name; }
     /// Replacing the configuration bumps the generation (the routing guard of RECOVERY.md §4 reads it).
     void setConfig(const ServerConfig& config);

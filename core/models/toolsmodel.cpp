@@ -75,10 +75,8 @@ void ToolsModel::refresh()
             show({}, m_settings);
         return;
     }
-    PolicySettings settings;
-    settings.idempotentReplay = m_connection->config().idempotentReplay;
     const ClientSession* session = m_connection->session();
-    show(session ? session->tools() : QList<ToolInfo>(), settings);
+    show(session ? session->tools() : QList<ToolInfo>(), m_connection->policy());
 }
 
 void ToolsModel::show(QList<ToolInfo> tools, const PolicySettings& settings)
