@@ -146,8 +146,7 @@ QList<PlannedCall> makePlan(const Config& config, std::mt19937_64& rng, QList<in
                 call.httpFault = kinds[std::uniform_int_distribution<int>(0, int(std::size(kinds)) - 1)(rng)];
                 call.faultName = FaultProxy::kindName(*call.httpFault);
             } else {
-                const int which
-                    = std::uniform_int_distribution<int>(0, int(std::size(StdioFaultEntries)) - 1)(rng);
+                const int which = std::uniform_int_distribution<int>(0, int(std::size(StdioFaultEntries)) - 1)(rng);
                 call.stdioFault = StdioFaultEntries[which].value;
                 call.faultName = StdioFaultEntries[which].name.toString();
             }

@@ -16,8 +16,8 @@
 #include <QDialog>
 #include <QDir>
 #include <QDockWidget>
-#include <QJsonObject>
 #include <QElapsedTimer>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QTableView>
 #include <QTabWidget>
