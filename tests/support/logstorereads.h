@@ -1,26 +1,39 @@
 #pragma once
 
-// The log store's asynchronous reads, waited for in a test: each starts the read and runs the event loop
-// until its answer arrives (QTest::qWaitFor, no fixed sleep).
+// The log store's asynchronous reads, waited for in a test: each starts the read and runs a local event
+// loop that the answer quits. Not QTest::qWaitFor: it sleeps 10 ms between polls, and a test that reads
+// thousands of records one by one (tst_logstorecrash) then spends minutes asleep and, on a loaded
+// machine, hits its ctest timeout.
 
 #include "calllog/logstore.h"
 
+#include <QEventLoop>
 #include <QObject>
-#include <QTest>
+#include <QTimer>
 
 #include <optional>
 
 namespace mcpscope::testing {
 
 namespace detail {
+/// Runs a local event loop until done() has set the answer, or 30 s have passed.
+template <typename Result, typename Start> std::optional<Result> waitFor(Start start)
+{
+    QEventLoop loop;
+    QTimer::singleShot(30000, &loop, &QEventLoop::quit);
+    std::optional<Result> answer;
+    start(&loop, [&answer, &loop](Result result) {
+        answer = std::move(result);
+        loop.quit();
+    });
+    if (!answer)
+        loop.exec();
+    return answer;
+}
+
 template <typename Result, typename Start> Result waitForRead(Start start)
 {
-    QObject context;
-    std::optional<Result> answer;
-    start(&context, [&answer](Result result) { answer = std::move(result); });
-    if (!QTest::qWaitFor([&answer] { return answer.has_value(); }, 30000))
-        return Result {};
-    return std::move(*answer);
+    return waitFor<Result>(start).value_or(Result {});
 }
 } // namespace detail
 
@@ -55,14 +68,14 @@ inline std::optional<QByteArray> readWirePayload(const LogStore& store, qint64 i
 /// LogStore::flushThen(), waited for: true when everything appended so far is committed.
 inline bool flushAndWait(LogStore& store, QString* error = nullptr)
 {
-    QObject context;
-    std::optional<bool> ok;
-    store.flushThen(&context, [&](bool written, const QString& message) {
-        ok = written;
-        if (error)
-            *error = message;
+    const std::optional<bool> ok = detail::waitFor<bool>([&](QObject* context, auto done) {
+        store.flushThen(context, [&, done](bool written, const QString& message) {
+            if (error)
+                *error = message;
+            done(written);
+        });
     });
-    return QTest::qWaitFor([&ok] { return ok.has_value(); }, 30000) && *ok;
+    return ok.value_or(false);
 }
 
 } // namespace mcpscope::testing
