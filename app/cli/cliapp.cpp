@@ -10,6 +10,7 @@
 #include "proxycommand.h"
 #include "recovery/failureclassifier.h"
 #include "recovery/retrypolicy.h"
+#include "redactingoutput.h"
 #include "scriptrunner.h"
 
 #include <QCommandLineParser>
@@ -32,8 +33,8 @@ using cli::prettyJson;
 
 CliApp::CliApp(QObject* parent)
     : QObject(parent)
-    , m_out(stdout)
-    , m_err(stderr)
+    , m_out(RedactingOutput::standardOutput())
+    , m_err(RedactingOutput::standardError())
 { }
 
 CliApp::~CliApp() = default;
@@ -76,8 +77,11 @@ int CliApp::start(const QStringList& arguments)
     m_engine = new Engine(this);
     m_engine->setResponder(&m_responder);
     m_connection = m_engine->addServer(m_config);
+    // Whatever a command prints, and the files it writes, pass through the engine's redactor.
+    RedactingOutput::setRedactor(m_engine->redactor());
+    connect(m_engine, &Engine::redactorChanged, this, [this] { RedactingOutput::setRedactor(m_engine->redactor()); });
     const QString prefix = QLatin1Char('[') + m_config.name + QStringLiteral("] ");
-    connect(m_connection, &ServerConnection::serverLog, this, [this, prefix](const QString& line) {
+    connect(m_engine, &Engine::serverLog, this, [this, prefix](const QString&, const QString& line) {
         if (m_stderrStream) {
             *m_stderrStream << line << '\n';
             m_stderrStream->flush();
@@ -86,8 +90,8 @@ int CliApp::start(const QStringList& arguments)
             m_err.flush();
         }
     });
-    connect(m_connection, &ServerConnection::logMessage, this,
-        [this, prefix](const QString& level, const QString& logger, const QJsonValue& data) {
+    connect(m_engine, &Engine::logMessage, this,
+        [this, prefix](const QString&, const QString& level, const QString& logger, const QJsonValue& data) {
             m_err << prefix << level << (logger.isEmpty() ? QString() : QLatin1Char(' ') + logger) << ": "
                   << (data.isString() ? data.toString() : prettyJson(data)) << '\n';
             m_err.flush();
@@ -103,7 +107,8 @@ int CliApp::start(const QStringList& arguments)
         connect(m_engine, &Engine::callUpdated, this, [this](const CallRecord& record) {
             if (!record.isFinished())
                 return;
-            m_log->write(QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact) + '\n');
+            m_log->write(
+                QJsonDocument(m_engine->redactor().redactRecord(record)).toJson(QJsonDocument::Compact) + '\n');
             m_log->flush();
         });
     }

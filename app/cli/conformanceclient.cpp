@@ -5,6 +5,8 @@
 #include "engine/serverconnection.h"
 #include "exitcodes.h"
 #include "recovery/failureclassifier.h"
+#include "redactingoutput.h"
+#include "transport/httpcommon.h"
 #include "transport/streamablehttptransport.h"
 
 #include <QJsonArray>
@@ -85,8 +87,8 @@ QUrl ConformanceClient::clientMetadataUrl()
 
 ConformanceClient::ConformanceClient(QObject* parent)
     : QObject(parent)
-    , m_out(stdout)
-    , m_err(stderr)
+    , m_out(RedactingOutput::standardOutput())
+    , m_err(RedactingOutput::standardError())
 { }
 
 ConformanceClient::~ConformanceClient() = default;
@@ -141,6 +143,8 @@ int ConformanceClient::start(const QStringList& args)
     m_oauth = new OAuthClient(oauth, this);
     connect(m_oauth, &OAuthClient::log, this, &ConformanceClient::say);
     connect(m_oauth, &OAuthClient::authorized, this, [this] {
+        // The token is a secret from now on, in the records, the wire log and everything printed.
+        m_engine->addCredential(QString::fromLatin1(m_oauth->authorizationHeader()));
         if (m_connection && m_connection->session())
             applyAuthorization(m_connection->session());
         if (auto next = std::exchange(m_afterAuthorization, {}))
@@ -154,15 +158,18 @@ int ConformanceClient::start(const QStringList& args)
     m_engine = new Engine(this);
     m_engine->setResponder(&m_responder);
     m_connection = m_engine->addServer(config);
+    RedactingOutput::setRedactor(m_engine->redactor());
+    connect(m_engine, &Engine::redactorChanged, this, [this] { RedactingOutput::setRedactor(m_engine->redactor()); });
     connect(m_connection, &ServerConnection::sessionCreated, this, [this](ClientSession* session) {
         applyAuthorization(session);
         connect(session, &ClientSession::protocolWarning, this,
             [this](const QString& warning) { say(tr("warning: %1").arg(warning)); });
     });
-    connect(m_connection, &ServerConnection::serverLog, this, &ConformanceClient::say);
+    connect(m_engine, &Engine::serverLog, this, [this](const QString&, const QString& line) { say(line); });
     connect(m_connection, &ServerConnection::ready, this, &ConformanceClient::onReady);
     connect(m_connection, &ServerConnection::failed, this, &ConformanceClient::onConnectionFailed);
-    say(tr("scenario '%1' against %2").arg(m_scenario.isEmpty() ? tr("(none)") : m_scenario, url.toString()));
+    say(tr("scenario '%1' against %2")
+            .arg(m_scenario.isEmpty() ? tr("(none)") : m_scenario, HttpCommon::displayUrl(url)));
     m_connection->connectToServer();
     return ExitStillRunning;
 }

@@ -3,6 +3,7 @@
 #include "calllog/calllogfile.h"
 #include "calllog/harwriter.h"
 #include "exitcodes.h"
+#include "redactingoutput.h"
 
 #include <QCommandLineParser>
 
@@ -10,7 +11,7 @@ namespace mcpscope {
 
 ExportCommand::ExportCommand(QObject* parent)
     : QObject(parent)
-    , m_err(stderr)
+    , m_err(RedactingOutput::standardError())
 { }
 
 ExportCommand::~ExportCommand() = default;

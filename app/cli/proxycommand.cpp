@@ -4,6 +4,8 @@
 #include "exitcodes.h"
 #include "fault/faultcontrolserver.h"
 #include "fault/faultproxy.h"
+#include "redactingoutput.h"
+#include "transport/httpcommon.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -33,8 +35,8 @@ bool parsePort(const QString& text, quint16* port)
 
 ProxyCommand::ProxyCommand(QObject* parent)
     : QObject(parent)
-    , m_out(stdout)
-    , m_err(stderr)
+    , m_out(RedactingOutput::standardOutput())
+    , m_err(RedactingOutput::standardError())
 { }
 
 ProxyCommand::~ProxyCommand() = default;
@@ -58,6 +60,9 @@ int ProxyCommand::start(const QStringList& args)
     if (!parser.positionalArguments().isEmpty())
         return usage(tr("unexpected argument '%1'").arg(parser.positionalArguments().first()));
     const QUrl upstream(parser.value(upstreamOpt));
+    Redactor secrets;
+    secrets.addUrl(upstream);
+    RedactingOutput::setRedactor(secrets);
     if (!parser.isSet(upstreamOpt) || !upstream.isValid() || upstream.host().isEmpty()
         || (upstream.scheme() != QLatin1String("http") && upstream.scheme() != QLatin1String("https")))
         return usage(tr("--upstream needs the http:// or https:// URL of a Streamable HTTP server"));
@@ -106,7 +111,7 @@ int ProxyCommand::start(const QStringList& args)
             m_err.flush();
         });
 
-    m_out << "proxy listening on " << m_proxy->url().toString() << " -> " << upstream.toString();
+    m_out << "proxy listening on " << m_proxy->url().toString() << " -> " << HttpCommon::displayUrl(upstream);
     if (m_control)
         m_out << " (control on " << m_control->url().toString() << ')';
     m_out << '\n';

@@ -1,6 +1,7 @@
 #include "oauthclient.h"
 
 #include "oauthwire.h"
+#include "transport/httpcommon.h"
 
 #include <QJsonArray>
 
@@ -77,7 +78,8 @@ void OAuthClient::discoverResource(QList<QUrl> candidates)
         if (resource.isString() && !resourceCovers(QUrl(resource.toString()), m_options.serverUrl)) {
             fail(tr("Server '%1': its protected resource metadata (%2) is for '%3', not for %4; refusing to "
                     "authorize.")
-                     .arg(m_options.serverName, url.toString(), resource.toString(), m_options.serverUrl.toString()));
+                     .arg(m_options.serverName, url.toString(), resource.toString(),
+                         HttpCommon::displayUrl(m_options.serverUrl)));
             return;
         }
         m_legacy = false;

@@ -55,19 +55,35 @@ void Redactor::addSecretValue(const QString& value)
         m_valueBytes.append(form.toUtf8());
 }
 
+void Redactor::addCredential(const QString& value)
+{
+    addSecretValue(value.trimmed());
+    const qsizetype space = value.trimmed().indexOf(QLatin1Char(' '));
+    if (space > 0)
+        addSecretValue(value.trimmed().mid(space + 1).trimmed());
+}
+
+void Redactor::addUrl(const QUrl& url)
+{
+    const QString password = url.password(QUrl::FullyDecoded);
+    const QString encodedPassword = url.password(QUrl::FullyEncoded);
+    addSecretValue(password);
+    addSecretValue(encodedPassword);
+    if (url.userName().isEmpty())
+        return;
+    addSecretValue(url.userInfo(QUrl::FullyDecoded));
+    addSecretValue(url.userInfo(QUrl::FullyEncoded));
+}
+
 void Redactor::addServer(const ServerConfig& config)
 {
     for (const QString& name : config.secretEnv)
         addSecretValue(config.env.value(name));
     for (const auto& [name, value] : config.headers) {
-        if (!isSensitiveName(name))
-            continue;
-        addSecretValue(value);
-        // "Bearer abc" is also sent as just the token elsewhere (e.g. in a query or an error text).
-        const qsizetype space = value.indexOf(QLatin1Char(' '));
-        if (space > 0)
-            addSecretValue(value.mid(space + 1).trimmed());
+        if (isSensitiveName(name))
+            addCredential(value);
     }
+    addUrl(config.url);
 }
 
 void Redactor::rebuild()
@@ -147,6 +163,16 @@ QJsonValue Redactor::redactJson(const QJsonValue& value) const
 QJsonObject Redactor::redactRecord(const CallRecord& record) const
 {
     return redactJson(record.toJson()).toObject();
+}
+
+void Redactor::scrubRecord(CallRecord& record) const
+{
+    if (m_valueBytes.isEmpty())
+        return;
+    const QByteArray json = record.toCompactJson();
+    if (!containsSecretValue(json))
+        return;
+    record = CallRecord::fromJson(redactRecord(record));
 }
 
 bool Redactor::mayHoldSecret(QByteArrayView bytes) const

@@ -7,6 +7,7 @@
 #include <QRegularExpression>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 namespace mcpscope {
 
@@ -18,8 +19,9 @@ struct ServerConfig;
 /// - sensitive header names (Authorization, Cookie, Set-Cookie, Proxy-Authorization, plus names the
 ///   user marks): the value after "Name:" in text, the value of a JSON member with that name, and the
 ///   "value" of a {"name": Name, "value": …} object (a header in a wire exchange) become "[redacted]";
-/// - secret values (env values of a server's secretEnv vars, values of its sensitive headers): every
-///   occurrence of the value, anywhere, becomes "[redacted]".
+/// - secret values (env values of a server's secretEnv vars, values of its sensitive headers, the
+///   userinfo of its URL, tokens obtained by OAuth): every occurrence of the value, anywhere, becomes
+///   "[redacted]".
 ///
 /// A Redactor is a value: configure it on one thread, then copies may be used from any thread.
 class Redactor
@@ -33,14 +35,25 @@ public:
     void addSensitiveHeader(const QString& name);
     /// Values shorter than 4 characters are ignored: replacing them would shred unrelated text.
     void addSecretValue(const QString& value);
-    /// The server's secretEnv values, its headers' names if marked, and the values of its sensitive headers.
+    /// A credential as sent in a header ("Bearer abc"): the whole value, and the token after the scheme,
+    /// which servers also echo alone (in a query or an error text).
+    void addCredential(const QString& value);
+    /// The userinfo of url: the password, "user:password", and their percent-encoded forms.
+    void addUrl(const QUrl& url);
+    /// The server's secretEnv values, its headers' names if marked, the values of its sensitive headers
+    /// and the userinfo of its URL.
     void addServer(const ServerConfig& config);
+    bool hasSecretValues() const { return !m_values.isEmpty(); }
 
     QStringList sensitiveHeaders() const { return m_headers; }
 
     QString redactText(const QString& text) const;
     QJsonValue redactJson(const QJsonValue& value) const;
     QJsonObject redactRecord(const CallRecord& record) const;
+    /// Redacts record in place, for records that stay in memory (the engine's signals, the views): a
+    /// record in which a secret value occurs becomes what redactRecord() gives. Costs nothing while no
+    /// secret value is known, one serialization otherwise.
+    void scrubRecord(CallRecord& record) const;
     /// Returns bytes itself (no copy, no re-encoding) when nothing in it is secret.
     QByteArray redactWire(const QByteArray& bytes) const;
     /// Whether one of the secret values occurs in bytes (byte for byte, as in UTF-8 text). When it does not,

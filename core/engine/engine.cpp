@@ -20,28 +20,48 @@ ServerConnection* Engine::addServer(const ServerConfig& config)
 {
     if (ServerConnection* existing = connection(config.name)) {
         existing->setConfig(config);
+        Q_EMIT redactorChanged();
         return existing;
     }
     auto* connection = new ServerConnection(config, this);
     connection->setResponder(m_responder);
+    connection->shareRedactor(m_redactor);
+    const Redactor* redactor = m_redactor.get();
     // The name is read at each signal: it is the connection's identity in the engine.
-    connect(connection, &ServerConnection::callUpdated, this, &Engine::callUpdated);
+    connect(connection, &ServerConnection::callUpdated, this, [this, redactor](const CallRecord& record) {
+        if (!redactor->hasSecretValues()) {
+            Q_EMIT callUpdated(record);
+            return;
+        }
+        CallRecord scrubbed = record;
+        redactor->scrubRecord(scrubbed);
+        Q_EMIT callUpdated(scrubbed);
+    });
     connect(connection, &ServerConnection::traffic, this,
-        [this, connection](WireDirection direction, const QByteArray& bytes) {
-            Q_EMIT traffic(connection->name(), direction, bytes);
+        [this, connection, redactor](WireDirection direction, const QByteArray& bytes) {
+            Q_EMIT traffic(connection->name(), direction, redactor->redactWire(bytes));
         });
-    connect(connection, &ServerConnection::serverLog, this,
-        [this, connection](const QString& line) { Q_EMIT serverLog(connection->name(), line); });
+    connect(connection, &ServerConnection::serverLog, this, [this, connection, redactor](const QString& line) {
+        Q_EMIT serverLog(connection->name(), redactor->redactText(line));
+    });
     connect(connection, &ServerConnection::logMessage, this,
-        [this, connection](const QString& level, const QString& logger, const QJsonValue& data) {
-            Q_EMIT logMessage(connection->name(), level, logger, data);
+        [this, connection, redactor](const QString& level, const QString& logger, const QJsonValue& data) {
+            Q_EMIT logMessage(connection->name(), level, redactor->redactText(logger), redactor->redactJson(data));
         });
     connect(connection, &ServerConnection::actionLogged, this,
-        [this, connection](
-            const QString& kind, const QString& text) { Q_EMIT actionLogged(connection->name(), kind, text); });
+        [this, connection, redactor](const QString& kind, const QString& text) {
+            Q_EMIT actionLogged(connection->name(), kind, redactor->redactText(text));
+        });
     m_connections.append(connection);
+    Q_EMIT redactorChanged();
     Q_EMIT serverAdded(connection);
     return connection;
+}
+
+void Engine::addCredential(const QString& value)
+{
+    m_redactor->addCredential(value);
+    Q_EMIT redactorChanged();
 }
 
 void Engine::removeServer(const QString& name)
@@ -74,8 +94,18 @@ void Engine::setResponder(ClientResponder* responder)
 QString Engine::call(const QString& server, const QString& method, const QJsonObject& params,
     const CallOptions& options, std::function<void(const CallRecord&)> done)
 {
-    if (ServerConnection* c = connection(server))
-        return c->call(method, params, options, std::move(done));
+    if (ServerConnection* c = connection(server)) {
+        if (!done)
+            return c->call(method, params, options, {});
+        return c->call(
+            method, params, options, [redactor = m_redactor, done = std::move(done)](const CallRecord& record) {
+                if (!redactor->hasSecretValues())
+                    return done(record);
+                CallRecord scrubbed = record;
+                redactor->scrubRecord(scrubbed);
+                done(scrubbed);
+            });
+    }
     CallRecord r;
     r.callId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     r.server = server;

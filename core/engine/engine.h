@@ -45,6 +45,12 @@ public:
 
     void connectAll();
 
+    /// The one redactor of this engine: every server's secrets, and those added since. Every record,
+    /// wire message, log line and text the engine emits has passed through it.
+    const Redactor& redactor() const { return *m_redactor; }
+    /// A secret learned at run time (a token obtained by OAuth), as sent in a header ("Bearer abc").
+    void addCredential(const QString& value);
+
 Q_SIGNALS:
     void serverAdded(mcpscope::ServerConnection* connection);
     void serverRemoved(const QString& name);
@@ -53,6 +59,8 @@ Q_SIGNALS:
     void serverLog(const QString& server, const QString& line);
     void logMessage(const QString& server, const QString& level, const QString& logger, const QJsonValue& data);
     void actionLogged(const QString& server, const QString& kind, const QString& text);
+    /// The redactor learned a secret: stores holding a copy of it take the new one.
+    void redactorChanged();
 
 private:
     void listPage(const QString& server, const QString& method, const QString& key, const QString& cursor,
@@ -60,6 +68,7 @@ private:
 
     QList<ServerConnection*> m_connections;
     ClientResponder* m_responder = nullptr;
+    std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
 };
 
 } // namespace mcpscope

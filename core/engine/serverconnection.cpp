@@ -41,7 +41,7 @@ ServerConnection::ServerConnection(ServerConfig config, QObject* parent)
     m_launcher = new LocalServerLauncher(this);
     m_stdioFaults = new StdioFaultInjector(this);
     applyBreakerSettings();
-    m_redactor.addServer(m_config);
+    m_redactor->addServer(m_config);
     m_reconnector->setConnectFunction(
         [this](std::function<void(bool, const QString&, const QString&)> done) { reconnectSession(std::move(done)); });
     connect(m_reconnector, &Reconnector::finished, this, [this](const Reconnector::Result& result) {
@@ -108,7 +108,13 @@ void ServerConnection::setConfig(const ServerConfig& config)
     ++m_generation;
     applyBreakerSettings();
     // The old credentials stay secret too: exchanges of requests still in flight may carry them.
-    m_redactor.addServer(m_config);
+    m_redactor->addServer(m_config);
+}
+
+void ServerConnection::shareRedactor(std::shared_ptr<Redactor> redactor)
+{
+    m_redactor = std::move(redactor);
+    m_redactor->addServer(m_config);
 }
 
 void ServerConnection::setResponder(ClientResponder* responder)
@@ -345,7 +351,7 @@ QString ServerConnection::callTool(const QString& tool, const QJsonObject& argum
 QString ServerConnection::call(const QString& method, const QJsonObject& params, const CallOptions& options,
     std::function<void(const CallRecord&)> done)
 {
-    auto* runner = new CallRunner(this, &m_redactor, m_stdioFaults, method, params, options, std::move(done));
+    auto* runner = new CallRunner(this, m_redactor.get(), m_stdioFaults, method, params, options, std::move(done));
     const QString callId = runner->callId();
     connect(runner, &CallRunner::updated, this, &ServerConnection::callUpdated);
     connect(runner, &CallRunner::ending, this, [this](const QString& id) { m_calls.remove(id); });

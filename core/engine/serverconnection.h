@@ -68,6 +68,9 @@ public:
     void setConfig(const ServerConfig& config);
     quint64 generation() const { return m_generation; }
     void setResponder(ClientResponder* responder);
+    /// Makes this connection redact with redactor (the engine's, shared by all its servers) and teaches
+    /// it this server's secrets.
+    void shareRedactor(std::shared_ptr<Redactor> redactor);
 
     State state() const { return m_state; }
     /// The stable name of a state ("needs_auth"), as logs and the CLI print it.
@@ -154,7 +157,7 @@ private:
     Reconnector* m_reconnector = nullptr;
     QHash<QString, CallRunner*> m_calls;
     /// Keeps this server's credentials out of the wire exchanges call records carry.
-    Redactor m_redactor;
+    std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
     StdioFaultInjector* m_stdioFaults = nullptr;
 };
 

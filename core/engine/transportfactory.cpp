@@ -1,5 +1,6 @@
 #include "transportfactory.h"
 
+#include "transport/httpcommon.h"
 #include "transport/legacyssetransport.h"
 #include "transport/stdiotransport.h"
 #include "transport/streamablehttptransport.h"
@@ -53,7 +54,7 @@ std::unique_ptr<Transport> createTransport(const ServerConfig& config, QString* 
             *error = QCoreApplication::translate("Engine",
                 "Server '%1' has no usable URL ('%2'): it must be http:// or "
                 "https:// with a host.")
-                         .arg(config.name, config.url.toString());
+                         .arg(config.name, HttpCommon::displayUrl(config.url));
         return nullptr;
     }
     HttpTransportOptions options;

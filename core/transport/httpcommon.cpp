@@ -31,7 +31,7 @@ bool HttpCommon::isEventStream(const HttpReply* reply)
 
 QString HttpCommon::displayUrl(const QUrl& url)
 {
-    return url.toString(QUrl::RemovePassword);
+    return url.toString(QUrl::RemoveUserInfo);
 }
 
 HttpExchange HttpCommon::startExchange(const HttpRequest& request)

@@ -23,7 +23,7 @@ bool isEventStream(const HttpReply* reply);
 HttpExchange startExchange(const HttpRequest& request);
 /// Status, reason, headers and MIME type of reply, once, when it has a status.
 void noteResponse(HttpExchange& exchange, const HttpReply* reply);
-/// The URL for people: never its password.
+/// The URL for people, in texts, records and views: never its userinfo (user:password).
 QString displayUrl(const QUrl& url);
 } // namespace HttpCommon
 

@@ -69,6 +69,7 @@ WorkspaceSession::WorkspaceSession(QObject* parent)
         });
     connect(m_engine, &Engine::serverAdded, m_logStore,
         [this](ServerConnection* connection) { m_logStore->addServer(connection->config()); });
+    connect(m_engine, &Engine::redactorChanged, m_logStore, [this] { m_logStore->setRedactor(m_engine->redactor()); });
 }
 
 WorkspaceSession::~WorkspaceSession()
@@ -204,10 +205,7 @@ void WorkspaceSession::openLogStore(const QString& workspacePath)
     const QString path = logStorePathFor(workspacePath);
     QDir().mkpath(QFileInfo(path).absolutePath());
     QString error;
-    Redactor redactor;
-    for (const ServerConfig& config : std::as_const(m_workspace.servers))
-        redactor.addServer(config);
-    m_logStore->setRedactor(redactor);
+    m_logStore->setRedactor(m_engine->redactor());
     if (!m_logStore->open(path, &error)) {
         // The app keeps working: calls stay in memory (and can still be exported) for this session.
         m_logError = error;
@@ -313,8 +311,7 @@ void WorkspaceSession::lookupRecord(
 bool WorkspaceSession::fillExportSource(
     ExportRequest& request, const std::function<QStringList()>& visibleCalls, QString* error)
 {
-    for (const ServerConfig& config : std::as_const(m_workspace.servers))
-        request.redactor.addServer(config);
+    request.redactor = m_engine->redactor();
     if (m_fallbackStore) {
         // No database: export what is in memory.
         for (const QString& callId : visibleCalls()) {
