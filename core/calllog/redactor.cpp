@@ -71,7 +71,8 @@ void Redactor::addUrl(const QUrl& url)
     addSecretValue(encodedPassword);
     if (url.userName().isEmpty())
         return;
-    addSecretValue(url.userInfo(QUrl::FullyDecoded));
+    // QUrl::userInfo() refuses FullyDecoded: build the decoded form from its parts.
+    addSecretValue(url.userName(QUrl::FullyDecoded) + QLatin1Char(':') + password);
     addSecretValue(url.userInfo(QUrl::FullyEncoded));
 }
 

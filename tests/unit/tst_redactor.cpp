@@ -1,0 +1,123 @@
+// Value scrubbing: secret values are found in nested JSON, error texts, wire bytes and URLs, and
+// shown URLs never carry their userinfo.
+
+#include "calllog/redactor.h"
+#include "transport/httpcommon.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace mcpscope;
+
+class TestRedactor : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void redactsValues_data()
+    {
+        QTest::addColumn<QString>("secret");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("error text") << QStringLiteral("tok-123456") << QStringLiteral("403 for tok-123456 here")
+                                    << QStringLiteral("403 for [redacted] here");
+        QTest::newRow("twice") << QStringLiteral("tok-123456") << QStringLiteral("tok-123456/tok-123456")
+                               << QStringLiteral("[redacted]/[redacted]");
+        QTest::newRow("too short to redact")
+            << QStringLiteral("abc") << QStringLiteral("abc abc") << QStringLiteral("abc abc");
+        QTest::newRow("nothing to find") << QStringLiteral("tok-123456") << QStringLiteral("a plain line")
+                                         << QStringLiteral("a plain line");
+    }
+
+    void redactsValues()
+    {
+        QFETCH(QString, secret);
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        Redactor redactor;
+        redactor.addSecretValue(secret);
+        QCOMPARE(redactor.redactText(text), expected);
+    }
+
+    void credentialAlsoAsBareToken()
+    {
+        Redactor redactor;
+        redactor.addCredential(QStringLiteral("Bearer abc-secret-1"));
+        QCOMPARE(redactor.redactText(QStringLiteral("token abc-secret-1 rejected")),
+            QStringLiteral("token [redacted] rejected"));
+    }
+
+    void nestedJson()
+    {
+        Redactor redactor;
+        redactor.addSecretValue(QStringLiteral("s3cr\"et-value"));
+        const QJsonObject value { { QStringLiteral("a"),
+            QJsonObject { { QStringLiteral("b"), QJsonArray { QStringLiteral("x s3cr\"et-value y"), 7 } } } } };
+        const QJsonObject redacted = redactor.redactJson(value).toObject();
+        QCOMPARE(redacted.value(QLatin1String("a")).toObject().value(QLatin1String("b")).toArray().at(0).toString(),
+            QStringLiteral("x [redacted] y"));
+        QCOMPARE(redacted.value(QLatin1String("a")).toObject().value(QLatin1String("b")).toArray().at(1).toInt(), 7);
+        // The same value inside raw JSON bytes is found in its escaped form.
+        const QByteArray wire = QJsonDocument(value).toJson(QJsonDocument::Compact);
+        const QByteArray redactedWire = redactor.redactWire(wire);
+        QVERIFY(!redactedWire.contains("et-value"));
+        QVERIFY(QJsonDocument::fromJson(redactedWire).isObject());
+    }
+
+    void scrubRecord()
+    {
+        Redactor redactor;
+        CallRecord clean;
+        clean.callId = QStringLiteral("c1");
+        clean.result = QJsonObject { { QStringLiteral("text"), QStringLiteral("s3cret-value") } };
+        CallRecord untouched = clean;
+        redactor.scrubRecord(untouched);
+        QCOMPARE(untouched.toCompactJson(), clean.toCompactJson());
+
+        redactor.addSecretValue(QStringLiteral("s3cret-value"));
+        CallRecord leaky = clean;
+        leaky.error = QJsonObject { { QStringLiteral("message"), QStringLiteral("bad s3cret-value") } };
+        redactor.scrubRecord(leaky);
+        QVERIFY(!leaky.toCompactJson().contains("s3cret-value"));
+        QCOMPARE(leaky.result.toObject().value(QLatin1String("text")).toString(), Redactor::placeholder());
+        QCOMPARE(leaky.error.value(QLatin1String("message")).toString(), QStringLiteral("bad [redacted]"));
+        QCOMPARE(leaky.callId, QStringLiteral("c1"));
+    }
+
+    void urlUserinfo_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("password") << QStringLiteral("http://user:pa55word@127.0.0.1:9/mcp")
+                                  << QStringLiteral("echo pa55word") << QStringLiteral("echo [redacted]");
+        QTest::newRow("userinfo in a URL") << QStringLiteral("http://user:pa55word@127.0.0.1:9/mcp")
+                                           << QStringLiteral("at http://user:pa55word@127.0.0.1:9/mcp")
+                                           << QStringLiteral("at http://[redacted]@127.0.0.1:9/mcp");
+        QTest::newRow("percent-encoded") << QStringLiteral("http://user:p%40ss%3Aword@127.0.0.1:9/mcp")
+                                         << QStringLiteral("p@ss:word and p%40ss%3Aword")
+                                         << QStringLiteral("[redacted] and [redacted]");
+    }
+
+    void urlUserinfo()
+    {
+        QFETCH(QString, url);
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        Redactor redactor;
+        redactor.addUrl(QUrl(url));
+        QCOMPARE(redactor.redactText(text), expected);
+    }
+
+    void displayUrlDropsUserinfo()
+    {
+        QCOMPARE(HttpCommon::displayUrl(QUrl(QStringLiteral("http://user:pa55word@127.0.0.1:9/mcp?x=1"))),
+            QStringLiteral("http://127.0.0.1:9/mcp?x=1"));
+        QCOMPARE(HttpCommon::displayUrl(QUrl(QStringLiteral("http://user@127.0.0.1:9/mcp"))),
+            QStringLiteral("http://127.0.0.1:9/mcp"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRedactor)
+#include "tst_redactor.moc"
