@@ -1,11 +1,15 @@
 // Plants secrets every way a caller hands them to a server (a bearer header, a secretEnv value, URL
 // userinfo) against tests/peers/echo-secrets.mjs, which echoes them back in results, error results,
 // JSON-RPC errors, HTTP 403 bodies, log notifications and stderr; then greps every output the real
-// mcpscope-cli and a workspace's log store (SQLite and its WAL) produce for them.
+// mcpscope-cli and a workspace's log store (SQLite and its WAL) produce for them, and the texts the
+// app's traffic and calls views show.
 
+#include "calllog/callrecordstore.h"
 #include "calllog/logstore.h"
 #include "config/workspace.h"
 #include "engine/engine.h"
+#include "models/callsmodel.h"
+#include "models/trafficmodel.h"
 #include "peerprocess.h"
 
 #include <QDateTime>
@@ -139,6 +143,61 @@ private Q_SLOTS:
             { QStringLiteral("call echo {}"), QStringLiteral("call forbidden {}") });
         verifyClean(outputs, { token, password, QStringLiteral("someone:") });
         QVERIFY(outputs.at(2).second.contains("403"));
+    }
+
+    void viewsShowRedactedText()
+    {
+        const QString secret = planted("env");
+        ServerConfig config;
+        config.name = QStringLiteral("leaky");
+        config.command = test::nodeBinary();
+        config.args = { test::peersDir() + QStringLiteral("/echo-secrets.mjs"), QStringLiteral("stdio") };
+        config.env.insert(QStringLiteral("PLANTED_SECRET"), secret);
+        config.secretEnv = { QStringLiteral("PLANTED_SECRET") };
+        Engine engine;
+        TrafficModel traffic;
+        traffic.setEngine(&engine);
+        CallsModel calls;
+        calls.setEngine(&engine);
+        CallRecordStore records;
+        connect(&engine, &Engine::callUpdated, &records, &CallRecordStore::ingest);
+        calls.setRecordLookup([&records](const QString& callId) { return records.record(callId); });
+        ServerConnection* connection = engine.addServer(config);
+        QSignalSpy ready(connection, &ServerConnection::ready);
+        connection->connectToServer();
+        QVERIFY(ready.wait(20000));
+        int finished = 0;
+        for (const QString& tool : { QStringLiteral("echo"), QStringLiteral("fail"), QStringLiteral("throw") })
+            engine.call(config.name, QStringLiteral("tools/call"), { { QStringLiteral("name"), tool } }, {},
+                [&finished](const CallRecord&) { ++finished; });
+        QTRY_COMPARE_WITH_TIMEOUT(finished, 3, 20000);
+        // The stderr line arrives on its own pipe: wait until the traffic view has shown it.
+        const auto shownText = [](const QAbstractItemModel& model) {
+            QByteArray text;
+            for (int row = 0; row < model.rowCount(); ++row) {
+                for (int column = 0; column < model.columnCount(); ++column) {
+                    for (int role = 0; role < Qt::UserRole + 32; ++role) {
+                        const QVariant value = model.data(model.index(row, column), role);
+                        if (value.canConvert<QString>())
+                            text += value.toString().toUtf8() + '\n';
+                    }
+                }
+            }
+            return text;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(shownText(traffic).contains("stderr sees [redacted]"), 20000);
+        QVERIFY(shownText(traffic).contains("log sees [redacted]"));
+        verifyClean({ { QStringLiteral("traffic view"), shownText(traffic) },
+                        { QStringLiteral("calls view"), shownText(calls) } },
+            { secret });
+        // The result and timeline views show the full record the calls view looks up.
+        calls.flush();
+        QCOMPARE(calls.rowCount(), 3);
+        for (int row = 0; row < calls.rowCount(); ++row) {
+            const std::optional<CallRecord> record = calls.recordFor(row);
+            QVERIFY(record);
+            QVERIFY2(!record->toCompactJson().contains(secret.toUtf8()), qPrintable(record->tool));
+        }
     }
 
     void logStoreAndWal()
