@@ -33,7 +33,8 @@ QString notRegular(mode_t mode)
 bool RegularFile::open(const QString& path, QFile* file, QString* reason)
 {
     const QByteArray native = QFile::encodeName(path);
-    struct stat info {};
+    struct stat info
+    { };
     if (::stat(native.constData(), &info) != 0) {
         *reason = qt_error_string(errno);
         return false;
