@@ -3,6 +3,7 @@
 // CLI started outlives it.
 
 #include "clirun.h"
+#include "ledger.h"
 #include "markerprocesses.h"
 
 #include <QJsonArray>
@@ -53,6 +54,8 @@ private Q_SLOTS:
 
     void garbageBeforeTheServerIsOnlyAWarning();
     void onlyGarbageTimesOut();
+    void unparsableAnswerFailsItsCallAtOnce_data();
+    void unparsableAnswerFailsItsCallAtOnce();
     void exitDuringInitialize_data();
     void exitDuringInitialize();
     void neverAnsweringServerIsReaped_data();
@@ -117,6 +120,63 @@ void TestCliBadInput::onlyGarbageTimesOut()
     // The timeout explains itself: the server talked, just not JSON-RPC.
     QVERIFY2(run.err.contains("line(s) that are not JSON-RPC messages"), run.report());
     QVERIFY2(run.err.contains("answering with text instead"), run.report());
+}
+
+void TestCliBadInput::unparsableAnswerFailsItsCallAtOnce_data()
+{
+    QTest::addColumn<QString>("how");
+    QTest::addColumn<QString>("problem"); ///< what the message says is wrong with the answer line
+    QTest::newRow("invalid UTF-8") << u"utf8"_s << u"invalid UTF-8 at byte 45"_s;
+    QTest::newRow("nesting deeper than Qt's JSON parser reads")
+        << u"deep"_s << u"nesting deeper than the 1024 levels the JSON parser reads"_s;
+}
+
+// Issue 12: QJsonDocument refuses such a line whole, so its id was lost and the call waited for its
+// deadline, a write ending outcome_uncertain. The server answered: the call is a protocol error at
+// once (R8, not sent again), and the session goes on. bad-answers.mjs corrupts the SDK's serialized
+// answer on the wire, a line no SDK server writes.
+void TestCliBadInput::unparsableAnswerFailsItsCallAtOnce()
+{
+    QFETCH(QString, how);
+    QFETCH(QString, problem);
+    const Ledger ledger { m_dir.filePath(u"bad-answers-"_s + how + u".jsonl"_s) };
+    const QString log = m_dir.filePath(u"bad-answers-log-"_s + how + u".jsonl"_s);
+    const QString script = m_dir.filePath(u"bad-answers-"_s + how + u".txt"_s);
+    QFile file(script);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("call answer-badly {\"how\": \"" + how.toUtf8() + "\"}\ncall echo {\"message\": \"still here\"}\n");
+    file.close();
+    // A deadline far beyond any run, so a call that waited for it could not pass as a protocol error.
+    const CliRun run = runCli({ u"--stdio"_s, nodeCommand(u"bad-answers.mjs"_s, quoted(ledger.path)), u"--timeout"_s,
+        u"600"_s, u"--log"_s, log, u"run"_s, script });
+    QVERIFY2(run.finished && run.exitStatus == QProcess::NormalExit, run.report());
+    QCOMPARE(run.exitCode, 4);
+
+    const QList<QJsonObject> steps = run.objects();
+    QCOMPARE(steps.size(), 2);
+    const QJsonObject bad = steps.at(0);
+    QCOMPARE(bad.value(u"outcome"_s).toString(), u"protocol_error"_s);
+    QCOMPARE(bad.value(u"rule"_s).toString(), u"R8"_s);
+    QCOMPARE(bad.value(u"attempts"_s).toInt(), 1);
+    const QString message = bad.value(u"error"_s)[u"message"_s].toString();
+    QVERIFY2(message.contains(u"stdio server 'bad-answers' wrote a line that is not a JSON-RPC message: "_s + problem
+                 + u" in the answer to request "_s),
+        qPrintable(message));
+    QCOMPARE(steps.at(1).value(u"outcome"_s).toString(), u"success"_s);
+
+    // The server ran the call exactly once, and the logged record says why it failed, not "timeout".
+    QCOMPARE(ledger.runsOf(u"answer-badly"_s), 1);
+    QCOMPARE(ledger.runsOf(u"echo"_s), 1);
+    QFile logFile(log);
+    QVERIFY(logFile.open(QIODevice::ReadOnly));
+    const QJsonObject record = QJsonDocument::fromJson(logFile.readLine()).object();
+    QCOMPARE(record.value(u"tool"_s).toString(), u"answer-badly"_s);
+    QCOMPARE(record.value(u"outcome"_s).toString(), u"protocol_error"_s);
+    const QJsonArray attempts = record.value(u"attempts"_s).toArray();
+    QCOMPARE(attempts.size(), 1);
+    QCOMPARE(attempts.at(0)[u"failureKind"_s].toString(), u"protocol_error"_s);
+    QCOMPARE(attempts.at(0)[u"requestId"_s].toString(),
+        QString::number(ledger.entries().first().value(u"requestId"_s).toInteger()));
 }
 
 void TestCliBadInput::exitDuringInitialize_data()
