@@ -1,5 +1,7 @@
 #include "cliapp.h"
 
+#include "clinumbers.h"
+#include "config/regularfile.h"
 #include "config/workspace.h"
 #include "conformanceclient.h"
 #include "engine/engine.h"
@@ -144,13 +146,16 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     m_progress = parser.isSet(progressOpt);
     m_logLevel = parser.value(logLevelOpt);
     if (parser.isSet(timeoutOpt)) {
-        bool ok = false;
-        const double seconds = parser.value(timeoutOpt).toDouble(&ok);
-        if (!ok || seconds <= 0) {
-            *error = tr("--timeout needs a positive number of seconds, not '%1'").arg(parser.value(timeoutOpt));
+        // Whole milliseconds that fit the int the connection keeps: 1 ms up to about 24 days.
+        constexpr double MinSeconds = 0.001;
+        constexpr double MaxSeconds = std::numeric_limits<int>::max() / 1000;
+        const auto seconds = CliNumbers::parse(parser.value(timeoutOpt), MinSeconds, MaxSeconds);
+        if (!seconds) {
+            *error = CliNumbers::rangeError(QStringLiteral("--timeout"), tr("a number of seconds"), MinSeconds,
+                MaxSeconds, parser.value(timeoutOpt));
             return false;
         }
-        m_timeoutMs = qint64(seconds * 1000);
+        m_timeoutMs = qRound64(*seconds * 1000);
     }
 
     const QStringList positional = parser.positionalArguments();
@@ -278,15 +283,17 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
 
     QJsonObject script;
     if (parser.isSet(responsesOpt)) {
-        QFile file(parser.value(responsesOpt));
-        if (!file.open(QIODevice::ReadOnly)) {
-            *error = tr("cannot read responses file %1: %2").arg(file.fileName(), file.errorString());
+        QFile file;
+        QString reason;
+        if (!RegularFile::open(parser.value(responsesOpt), &file, &reason)) {
+            *error = tr("cannot read responses file %1: %2").arg(parser.value(responsesOpt), reason);
             return false;
         }
         QJsonParseError parseError;
         const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
         if (!doc.isObject()) {
-            *error = tr("responses file %1 is not a JSON object: %2").arg(file.fileName(), parseError.errorString());
+            *error = tr("responses file %1 is not a JSON object: %2")
+                         .arg(parser.value(responsesOpt), parseError.errorString());
             return false;
         }
         script = doc.object();
@@ -338,11 +345,12 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
             return false;
         }
         QFile script;
+        QString reason;
         const bool opened = m_commandArgs.first() == QLatin1String("-")
-            ? script.open(stdin, QIODevice::ReadOnly)
-            : (script.setFileName(m_commandArgs.first()), script.open(QIODevice::ReadOnly));
+            ? script.open(stdin, QIODevice::ReadOnly) || (reason = script.errorString(), false)
+            : RegularFile::open(m_commandArgs.first(), &script, &reason);
         if (!opened) {
-            *error = tr("cannot read script %1: %2").arg(m_commandArgs.first(), script.errorString());
+            *error = tr("cannot read script %1: %2").arg(m_commandArgs.first(), reason);
             return false;
         }
         m_script = QString::fromUtf8(script.readAll());

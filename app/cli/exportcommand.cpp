@@ -73,9 +73,10 @@ int ExportCommand::run(const QStringList& args)
     const CallLogReadResult log = CallLogReader::read(logPath);
     if (!log.ok) {
         // The error already names the first bad line; a line-by-line list of a binary file helps no one.
+        // A LOG that is missing, a directory or unreadable is a wrong command line, not a failed transport.
         m_err << "mcpscope-cli export: " << log.error << '\n';
         m_err.flush();
-        return ExitTransportFailure;
+        return ExitUsage;
     }
     for (const QString& problem : log.problems)
         m_err << "mcpscope-cli export: warning: " << problem << '\n';

@@ -1,5 +1,6 @@
 #include "proxycommand.h"
 
+#include "clinumbers.h"
 #include "common/terminationwatcher.h"
 #include "exitcodes.h"
 #include "fault/faultcontrolserver.h"
@@ -22,14 +23,10 @@
 namespace mcpscope {
 
 namespace {
-bool parsePort(const QString& text, quint16* port)
+std::optional<quint16> parsePort(const QString& text)
 {
-    bool ok = false;
-    const uint value = text.toUInt(&ok);
-    if (!ok || value > 65535)
-        return false;
-    *port = quint16(value);
-    return true;
+    const auto port = CliNumbers::parse(text, 0, 65535, true);
+    return port ? std::optional<quint16>(quint16(*port)) : std::nullopt;
 }
 } // namespace
 
@@ -66,23 +63,25 @@ int ProxyCommand::start(const QStringList& args)
     if (!parser.isSet(upstreamOpt) || !upstream.isValid() || upstream.host().isEmpty()
         || (upstream.scheme() != QLatin1String("http") && upstream.scheme() != QLatin1String("https")))
         return usage(tr("--upstream needs the http:// or https:// URL of a Streamable HTTP server"));
-    quint16 listenPort = 0;
-    quint16 controlPort = 0;
-    if (parser.isSet(listenOpt) && !parsePort(parser.value(listenOpt), &listenPort))
-        return usage(tr("--listen needs a port number, not '%1'").arg(parser.value(listenOpt)));
-    if (parser.isSet(controlOpt) && !parsePort(parser.value(controlOpt), &controlPort))
-        return usage(tr("--control needs a port number, not '%1'").arg(parser.value(controlOpt)));
+    const auto listenPort = parser.isSet(listenOpt) ? parsePort(parser.value(listenOpt)) : quint16(0);
+    if (!listenPort)
+        return usage(
+            CliNumbers::rangeError(QStringLiteral("--listen"), tr("a port number"), 0, 65535, parser.value(listenOpt)));
+    const auto controlPort = parser.isSet(controlOpt) ? parsePort(parser.value(controlOpt)) : quint16(0);
+    if (!controlPort)
+        return usage(CliNumbers::rangeError(
+            QStringLiteral("--control"), tr("a port number"), 0, 65535, parser.value(controlOpt)));
 
     QString error;
     m_proxy = new FaultProxy(upstream, this);
-    if (!m_proxy->listen(listenPort, &error)) {
+    if (!m_proxy->listen(*listenPort, &error)) {
         m_err << "mcpscope-cli proxy: " << error << '\n';
         m_err.flush();
         return ExitUsage;
     }
     if (parser.isSet(controlOpt)) {
         m_control = new FaultControlServer(m_proxy, this);
-        if (!m_control->listen(controlPort, &error)) {
+        if (!m_control->listen(*controlPort, &error)) {
             m_err << "mcpscope-cli proxy: " << error << '\n';
             m_err.flush();
             return ExitUsage;

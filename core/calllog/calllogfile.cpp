@@ -1,5 +1,6 @@
 #include "calllogfile.h"
 
+#include "config/regularfile.h"
 #include "jsonrpc/translation.h"
 
 #include <QDateTime>
@@ -89,13 +90,10 @@ CallLogReadResult CallLogReader::read(const QString& path)
 {
     CallLogReadResult result;
     const QString name = QFileInfo(path).fileName();
-    QFile file(path);
-    if (QFileInfo(path).isDir()) {
-        result.error = McpScope::tr("cannot read %1: it is a directory").arg(path);
-        return result;
-    }
-    if (!file.open(QIODevice::ReadOnly)) {
-        result.error = McpScope::tr("cannot read %1: %2").arg(path, file.errorString());
+    QFile file;
+    QString reason;
+    if (!RegularFile::open(path, &file, &reason)) {
+        result.error = McpScope::tr("cannot read %1: %2").arg(path, reason);
         return result;
     }
     const QByteArray bytes = file.readAll();

@@ -1,5 +1,7 @@
 #include "workspace.h"
 
+#include "regularfile.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -45,17 +47,16 @@ std::optional<Workspace> Workspace::load(const QString& path, ConfigError* error
     };
 
     const QFileInfo info(path);
-    if (info.isDir())
-        return fail(Text::tr("cannot read the file: it is a directory"));
-    if (info.size() > kMaxFileSize) {
+    QFile file;
+    QString reason;
+    if (!RegularFile::open(path, &file, &reason))
+        return fail(Text::tr("cannot open the file: %1").arg(reason));
+    if (file.size() > kMaxFileSize) {
         return fail(Text::tr("the file is too large to be a configuration file (%1 bytes, at most %2)")
-                        .arg(info.size())
+                        .arg(file.size())
                         .arg(kMaxFileSize));
     }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return fail(Text::tr("cannot open the file: %1").arg(file.errorString()));
-    // A device file could still stream more than its size said.
+    // The file may grow between the size check and the read.
     const QByteArray data = file.read(kMaxFileSize + 1);
     if (file.error() != QFileDevice::NoError)
         return fail(Text::tr("cannot read the file: %1").arg(file.errorString()));

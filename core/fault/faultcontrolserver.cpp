@@ -1,6 +1,7 @@
 #include "faultcontrolserver.h"
 
 #include "faultproxy.h"
+#include "jsonrpc/translation.h"
 #include "transport/httpwire.h"
 
 #include <QJsonArray>
@@ -9,7 +10,9 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 
+#include <algorithm>
 #include <memory>
+#include <utility>
 
 namespace mcpscope {
 
@@ -34,6 +37,36 @@ QByteArray json(const QJsonObject& object)
 QByteArray errorBody(const QString& message)
 {
     return json({ { QStringLiteral("error"), message } });
+}
+
+/// Why a request may come from a web page, with the status to refuse it with; 0 when it may not.
+/// A page can reach 127.0.0.1 through DNS rebinding (its own name resolving to us: a foreign Host) or
+/// with a "simple" cross-origin request, such as a form POST of text/plain, which browsers send
+/// without asking first. Rebinding shows in Host, the form in its Content-Type, and any request a
+/// browser makes for a page's script carries Origin. Tools (curl, scripts, the CLI) send none of that.
+std::pair<int, QString> browserRefusal(const HttpWire::MessageReader& request, quint16 port)
+{
+    const QByteArray host = HttpWire::header(request.headers, "Host").trimmed().toLower();
+    const QByteArray suffix = ':' + QByteArray::number(port);
+    if (host != "127.0.0.1" + suffix && host != "localhost" + suffix)
+        return { 403,
+            McpScope::tr("the fault control API answers only requests for Host 127.0.0.1:%1 or localhost:%1, "
+                         "not '%2'")
+                .arg(port)
+                .arg(QString::fromUtf8(HttpWire::header(request.headers, "Host"))) };
+    if (std::any_of(request.headers.cbegin(), request.headers.cend(),
+            [](const auto& header) { return header.first.compare("Origin", Qt::CaseInsensitive) == 0; }))
+        return { 403,
+            McpScope::tr("the fault control API refuses requests from web pages (Origin '%1')")
+                .arg(QString::fromUtf8(HttpWire::header(request.headers, "Origin"))) };
+    const bool hasBody = request.method == "POST" || request.method == "PUT" || request.method == "PATCH"
+        || request.framing() != HttpWire::MessageReader::Framing::None;
+    const QByteArray type = HttpWire::header(request.headers, "Content-Type").split(';').first().trimmed().toLower();
+    if (hasBody && type != "application/json")
+        return { 415,
+            McpScope::tr("the fault control API takes only Content-Type: application/json bodies, not '%1'")
+                .arg(QString::fromUtf8(HttpWire::header(request.headers, "Content-Type"))) };
+    return { 0, {} };
 }
 } // namespace
 
@@ -80,11 +113,18 @@ void FaultControlServer::onNewConnection()
         connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
         auto reader = std::make_shared<HttpWire::MessageReader>(HttpWire::MessageReader::Kind::Request);
         auto body = std::make_shared<QByteArray>();
-        connect(socket, &QTcpSocket::readyRead, this, [this, socket, reader, body] {
-            if (reader->complete())
-                return;
+        auto headChecked = std::make_shared<bool>(false);
+        connect(socket, &QTcpSocket::readyRead, this, [this, socket, reader, body, headChecked] {
+            if (reader->complete() || socket->state() != QAbstractSocket::ConnectedState)
+                return; // answered already
             if (!reader->feed(socket->readAll()))
                 return reply(socket, 400, errorBody(reader->error()));
+            if (reader->headComplete() && !std::exchange(*headChecked, true)) {
+                // Refused on the head, before any of the body is read.
+                const auto [status, why] = browserRefusal(*reader, port());
+                if (status != 0)
+                    return reply(socket, status, errorBody(why));
+            }
             body->append(reader->takeBody());
             if (body->size() > MaxBodyBytes)
                 return reply(socket, 413, errorBody(tr("request body too large")));

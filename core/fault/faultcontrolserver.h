@@ -29,7 +29,10 @@ class FaultProxy;
 /// is how many matching requests the fault applies to; method and tool (both optional) narrow which
 /// JSON-RPC requests match (tool: tools/call of that tool); delayMs is required for delay. Only POSTs
 /// carrying a JSON-RPC request ever match; without method and tool a fault takes the next one.
-/// Example: curl -d '{"kind":"cut-after","tool":"echo"}' http://127.0.0.1:CONTROLPORT/faults
+/// Only tools may use it, never a web page: a request must name Host 127.0.0.1:PORT or localhost:PORT
+/// (403 otherwise, which stops DNS rebinding), carry no Origin header (403) and send its body as
+/// Content-Type: application/json (415), which a page cannot do without a CORS preflight we never answer.
+/// Example: curl -H 'Content-Type: application/json' -d '{"kind":"cut-after"}' http://127.0.0.1:PORT/faults
 class FaultControlServer : public QObject
 {
     Q_OBJECT

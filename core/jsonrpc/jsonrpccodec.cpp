@@ -21,6 +21,112 @@ DecodeResult failure(const QString& why, const QJsonValue& id = {})
     result.id = id;
     return result;
 }
+
+bool isJsonSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/// One JSON text parsed on its own: a key or an id literal, which are short.
+QJsonValue parseLiteral(QByteArrayView literal)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray("[") + literal.toByteArray() + ']');
+    return doc.array().isEmpty() ? QJsonValue() : doc.array().first();
+}
+
+/// The id of a line that QJsonDocument refused, when the line is recognisably an answer: one complete
+/// top-level object with a single "id" member and no "method". Bytes that QJsonDocument stops at
+/// (invalid UTF-8, nesting deeper than it goes, a bad token) are inside values; this walk only follows
+/// strings and brackets at the top level and counts depth instead of recursing, so it gets past them.
+/// A request from the server is left alone: its id is in the server's numbering, not ours.
+QJsonValue answerIdOf(QByteArrayView bytes)
+{
+    const qsizetype n = bytes.size();
+    qsizetype i = 0;
+    const auto skipSpace = [&] {
+        while (i < n && isJsonSpace(bytes[i]))
+            ++i;
+    };
+    const auto stringEnd = [&](qsizetype at) -> qsizetype { // at is the opening quote
+        for (qsizetype j = at + 1; j < n; ++j) {
+            if (bytes[j] == '\\')
+                ++j;
+            else if (bytes[j] == '"')
+                return j + 1;
+        }
+        return -1;
+    };
+    QJsonValue id;
+    int ids = 0;
+    skipSpace();
+    if (i >= n || bytes[i] != '{')
+        return {};
+    ++i;
+    skipSpace();
+    while (i < n && bytes[i] == '"') {
+        const qsizetype keyEnd = stringEnd(i);
+        if (keyEnd < 0)
+            return {};
+        const QByteArrayView rawKey = bytes.sliced(i, keyEnd - i);
+        // Escapes could spell "method" or "id" in disguise, so an escaped key is decoded.
+        const QString key = rawKey.contains('\\') ? parseLiteral(rawKey).toString()
+                                                  : QString::fromUtf8(rawKey.sliced(1, rawKey.size() - 2));
+        i = keyEnd;
+        skipSpace();
+        if (i >= n || bytes[i] != ':')
+            return {};
+        ++i;
+        skipSpace();
+        const qsizetype valueStart = i;
+        if (i < n && bytes[i] == '"') {
+            i = stringEnd(i);
+            if (i < 0)
+                return {};
+        } else if (i < n && (bytes[i] == '{' || bytes[i] == '[')) {
+            qint64 depth = 0;
+            do {
+                const char c = bytes[i];
+                if (c == '"') {
+                    i = stringEnd(i);
+                    if (i < 0)
+                        return {};
+                    continue;
+                }
+                depth += c == '{' || c == '[' ? 1 : (c == '}' || c == ']' ? -1 : 0);
+                ++i;
+            } while (i < n && depth > 0);
+            if (depth > 0)
+                return {};
+        } else {
+            while (i < n && bytes[i] != ',' && bytes[i] != '}' && !isJsonSpace(bytes[i]))
+                ++i;
+        }
+        if (key == QLatin1String("method"))
+            return {};
+        if (key == QLatin1String("id")) {
+            ++ids;
+            id = parseLiteral(bytes.sliced(valueStart, i - valueStart));
+        }
+        skipSpace();
+        if (i < n && bytes[i] == ',') {
+            ++i;
+            skipSpace();
+            continue;
+        }
+        if (i >= n || bytes[i] != '}')
+            return {};
+        ++i;
+        skipSpace();
+        // Only a whole object says it has no "method" further on; two ids name no one request.
+        return i == n && ids == 1 && JsonRpcCodec::isValidId(id) ? id : QJsonValue();
+    }
+    return {};
+}
+
+QString idText(const QJsonValue& id)
+{
+    return id.isString() ? u'"' + id.toString() + u'"' : QString::number(id.toInteger());
+}
 } // namespace
 
 bool JsonRpcCodec::isValidId(const QJsonValue& id)
@@ -256,9 +362,25 @@ DecodeResult JsonRpcCodec::decode(QByteArrayView bytes)
     // fromJson() copies what it keeps, so the bytes can stay where they are.
     const QJsonDocument document
         = QJsonDocument::fromJson(QByteArray::fromRawData(bytes.data(), bytes.size()), &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return failure(
-            McpScope::tr("not valid JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset));
+    if (parseError.error != QJsonParseError::NoError) {
+        QString why;
+        switch (parseError.error) {
+        case QJsonParseError::IllegalUTF8String:
+            why = McpScope::tr("invalid UTF-8 at byte %1").arg(parseError.offset);
+            break;
+        case QJsonParseError::DeepNesting:
+            why = McpScope::tr("nesting deeper than the %1 levels the JSON parser reads").arg(MaxNestingDepth);
+            break;
+        default:
+            why = McpScope::tr("not valid JSON (%1 at byte %2)").arg(parseError.errorString()).arg(parseError.offset);
+            break;
+        }
+        // The answer to a request still names it, so that request fails now instead of at its deadline.
+        const QJsonValue id = answerIdOf(bytes);
+        if (id.isUndefined())
+            return failure(why);
+        return failure(McpScope::tr("%1 in the answer to request %2").arg(why, idText(id)), id);
+    }
     if (document.isArray())
         return failure(McpScope::tr("a JSON array (batches are not part of MCP)"));
     if (!document.isObject())

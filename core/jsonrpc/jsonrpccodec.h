@@ -19,6 +19,9 @@ struct DecodeResult
 
 /// Encodes and decodes single JSON-RPC 2.0 messages. MCP has no batching, so an array is an error.
 namespace JsonRpcCodec {
+/// How deep QJsonDocument (Qt 6) nests arrays and objects before it gives up with DeepNesting.
+constexpr int MaxNestingDepth = 1024;
+
 QByteArray encode(const JsonRpcMessage& message);
 DecodeResult decode(QByteArrayView bytes);
 DecodeResult fromJson(const QJsonObject& object);

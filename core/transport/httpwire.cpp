@@ -78,6 +78,8 @@ QByteArray reasonPhrase(int status)
         return "Bad Request";
     case 401:
         return "Unauthorized";
+    case 403:
+        return "Forbidden";
     case 404:
         return "Not Found";
     case 405:
@@ -86,6 +88,8 @@ QByteArray reasonPhrase(int status)
         return "Conflict";
     case 413:
         return "Content Too Large";
+    case 415:
+        return "Unsupported Media Type";
     case 502:
         return "Bad Gateway";
     default:

@@ -3,6 +3,7 @@
 // CLI started outlives it.
 
 #include "clirun.h"
+#include "ledger.h"
 #include "markerprocesses.h"
 
 #include <QJsonArray>
@@ -12,6 +13,10 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
 
 using namespace Qt::StringLiterals;
 using namespace mcpscope::test;
@@ -49,6 +54,8 @@ private Q_SLOTS:
 
     void garbageBeforeTheServerIsOnlyAWarning();
     void onlyGarbageTimesOut();
+    void unparsableAnswerFailsItsCallAtOnce_data();
+    void unparsableAnswerFailsItsCallAtOnce();
     void exitDuringInitialize_data();
     void exitDuringInitialize();
     void neverAnsweringServerIsReaped_data();
@@ -68,6 +75,7 @@ private Q_SLOTS:
 private:
     QTemporaryDir m_dir;
     QString m_config; ///< an mcp.json naming the bad peers
+    QString m_fifo; ///< a named pipe nobody writes to
 };
 
 void TestCliBadInput::initTestCase()
@@ -86,6 +94,8 @@ void TestCliBadInput::initTestCase()
     QFile file(m_config);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(QJsonDocument(QJsonObject { { u"mcpServers"_s, servers } }).toJson());
+    m_fifo = m_dir.filePath(u"fifo.json"_s);
+    QVERIFY2(::mkfifo(QFile::encodeName(m_fifo).constData(), 0600) == 0, std::strerror(errno));
 }
 
 void TestCliBadInput::garbageBeforeTheServerIsOnlyAWarning()
@@ -110,6 +120,63 @@ void TestCliBadInput::onlyGarbageTimesOut()
     // The timeout explains itself: the server talked, just not JSON-RPC.
     QVERIFY2(run.err.contains("line(s) that are not JSON-RPC messages"), run.report());
     QVERIFY2(run.err.contains("answering with text instead"), run.report());
+}
+
+void TestCliBadInput::unparsableAnswerFailsItsCallAtOnce_data()
+{
+    QTest::addColumn<QString>("how");
+    QTest::addColumn<QString>("problem"); ///< what the message says is wrong with the answer line
+    QTest::newRow("invalid UTF-8") << u"utf8"_s << u"invalid UTF-8 at byte 45"_s;
+    QTest::newRow("nesting deeper than Qt's JSON parser reads")
+        << u"deep"_s << u"nesting deeper than the 1024 levels the JSON parser reads"_s;
+}
+
+// Issue 12: QJsonDocument refuses such a line whole, so its id was lost and the call waited for its
+// deadline, a write ending outcome_uncertain. The server answered: the call is a protocol error at
+// once (R8, not sent again), and the session goes on. bad-answers.mjs corrupts the SDK's serialized
+// answer on the wire, a line no SDK server writes.
+void TestCliBadInput::unparsableAnswerFailsItsCallAtOnce()
+{
+    QFETCH(QString, how);
+    QFETCH(QString, problem);
+    const Ledger ledger { m_dir.filePath(u"bad-answers-"_s + how + u".jsonl"_s) };
+    const QString log = m_dir.filePath(u"bad-answers-log-"_s + how + u".jsonl"_s);
+    const QString script = m_dir.filePath(u"bad-answers-"_s + how + u".txt"_s);
+    QFile file(script);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("call answer-badly {\"how\": \"" + how.toUtf8() + "\"}\ncall echo {\"message\": \"still here\"}\n");
+    file.close();
+    // A deadline far beyond any run, so a call that waited for it could not pass as a protocol error.
+    const CliRun run = runCli({ u"--stdio"_s, nodeCommand(u"bad-answers.mjs"_s, quoted(ledger.path)), u"--timeout"_s,
+        u"600"_s, u"--log"_s, log, u"run"_s, script });
+    QVERIFY2(run.finished && run.exitStatus == QProcess::NormalExit, run.report());
+    QCOMPARE(run.exitCode, 4);
+
+    const QList<QJsonObject> steps = run.objects();
+    QCOMPARE(steps.size(), 2);
+    const QJsonObject bad = steps.at(0);
+    QCOMPARE(bad.value(u"outcome"_s).toString(), u"protocol_error"_s);
+    QCOMPARE(bad.value(u"rule"_s).toString(), u"R8"_s);
+    QCOMPARE(bad.value(u"attempts"_s).toInt(), 1);
+    const QString message = bad.value(u"error"_s)[u"message"_s].toString();
+    QVERIFY2(message.contains(u"stdio server 'bad-answers' wrote a line that is not a JSON-RPC message: "_s + problem
+                 + u" in the answer to request "_s),
+        qPrintable(message));
+    QCOMPARE(steps.at(1).value(u"outcome"_s).toString(), u"success"_s);
+
+    // The server ran the call exactly once, and the logged record says why it failed, not "timeout".
+    QCOMPARE(ledger.runsOf(u"answer-badly"_s), 1);
+    QCOMPARE(ledger.runsOf(u"echo"_s), 1);
+    QFile logFile(log);
+    QVERIFY(logFile.open(QIODevice::ReadOnly));
+    const QJsonObject record = QJsonDocument::fromJson(logFile.readLine()).object();
+    QCOMPARE(record.value(u"tool"_s).toString(), u"answer-badly"_s);
+    QCOMPARE(record.value(u"outcome"_s).toString(), u"protocol_error"_s);
+    const QJsonArray attempts = record.value(u"attempts"_s).toArray();
+    QCOMPARE(attempts.size(), 1);
+    QCOMPARE(attempts.at(0)[u"failureKind"_s].toString(), u"protocol_error"_s);
+    QCOMPARE(attempts.at(0)[u"requestId"_s].toString(),
+        QString::number(ledger.entries().first().value(u"requestId"_s).toInteger()));
 }
 
 void TestCliBadInput::exitDuringInitialize_data()
@@ -197,8 +264,17 @@ void TestCliBadInput::usageErrors_data()
     QTest::newRow("unknown command") << QStringList { u"--stdio"_s, everything, u"frobnicate"_s }
                                      << u"unknown command 'frobnicate'"_s;
     QTest::newRow("no server selected") << QStringList { u"tools"_s } << u"choose the server with exactly one of"_s;
-    QTest::newRow("timeout that is not a number")
-        << QStringList { u"--stdio"_s, everything, u"--timeout"_s, u"soon"_s, u"tools"_s } << u"--timeout"_s;
+    // Each numeric value a double parser takes but no timeout is: before, these all became 0 s.
+    for (const QString& value : { u"soon"_s, u"nan"_s, u"inf"_s, u"-inf"_s, u"1e300"_s, u"1e-9"_s, u"-1"_s, u"0"_s })
+        QTest::addRow("--timeout %s", qPrintable(value))
+            << QStringList { u"--stdio"_s, everything, u"--timeout"_s, value, u"tools"_s }
+            << u"--timeout needs a number of seconds from 0.001 to 2147483, not '"_s + value + u'\'';
+    for (const QString& option : { u"--listen"_s, u"--control"_s }) {
+        for (const QString& value : { u"nan"_s, u"65536"_s, u"-1"_s, u"80.5"_s, u"port"_s })
+            QTest::addRow("proxy %s %s", qPrintable(option), qPrintable(value))
+                << QStringList { u"proxy"_s, u"--upstream"_s, u"http://127.0.0.1:1/mcp"_s, option, value }
+                << option + u" needs a port number from 0 to 65535, not '"_s + value + u'\'';
+    }
     QTest::newRow("arguments that are not JSON") << QStringList { u"--stdio"_s, everything, u"call"_s, u"echo"_s,
         u"{message: oops"_s } << u"arguments must be a JSON object"_s;
     QTest::newRow("arguments that are JSON but not an object") << QStringList { u"--stdio"_s, everything, u"call"_s,
@@ -210,6 +286,23 @@ void TestCliBadInput::usageErrors_data()
         u"tools"_s } << u"has no server named 'x' (it has: exit-during-init)"_s;
     QTest::newRow("--server without --config")
         << QStringList { u"--server"_s, u"x"_s, u"tools"_s } << u"--server needs --config FILE"_s;
+    // A FIFO without a writer used to block open() before the event loop, deaf to SIGTERM; a
+    // directory or a device is no configuration either. Each is refused at once, by name.
+    QTest::newRow("config that is a FIFO") << QStringList { u"--server"_s, u"x"_s, u"--config"_s, m_fifo, u"tools"_s }
+                                           << m_fifo + u": cannot open the file: it is a FIFO (named pipe)"_s;
+    QTest::newRow("config that is a directory") << QStringList { u"--server"_s, u"x"_s, u"--config"_s, m_dir.path(),
+        u"tools"_s } << m_dir.path() + u": cannot open the file: it is a directory"_s;
+    QTest::newRow("config that is a character device") << QStringList { u"--server"_s, u"x"_s, u"--config"_s,
+        u"/dev/zero"_s, u"tools"_s } << u"/dev/zero: cannot open the file: it is a character device"_s;
+    QTest::newRow("responses file that is a FIFO") << QStringList { u"--stdio"_s, everything, u"--responses"_s, m_fifo,
+        u"tools"_s } << u"cannot read responses file "_s + m_fifo + u": it is a FIFO"_s;
+    QTest::newRow("run script that is a FIFO") << QStringList { u"--stdio"_s, everything, u"run"_s, m_fifo }
+                                               << u"cannot read script "_s + m_fifo + u": it is a FIFO"_s;
+    const QString out = m_dir.filePath(u"export.jsonl"_s);
+    for (const auto& [what, log] : { std::pair { u"missing"_s, missing }, std::pair { u"a directory"_s, m_dir.path() },
+             std::pair { u"a FIFO"_s, m_fifo } })
+        QTest::addRow("export of a log that is %s", qPrintable(what)) << QStringList { u"export"_s, log, u"--format"_s,
+            u"jsonl"_s, u"--out"_s, out } << u"mcpscope-cli export: cannot read "_s + log;
 }
 
 void TestCliBadInput::usageErrors()

@@ -159,7 +159,7 @@ private Q_SLOTS:
         const QString missing = m_dir.filePath(QStringLiteral("missing.jsonl"));
         const auto run = runCli({ QStringLiteral("export"), missing, QStringLiteral("--format"),
             QStringLiteral("jsonl"), QStringLiteral("--out"), m_dir.filePath(QStringLiteral("x.jsonl")) });
-        QCOMPARE(run.exitCode, 4);
+        QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains(missing.toUtf8()), run.err.constData());
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("x.jsonl"))));
     }
@@ -173,7 +173,7 @@ private Q_SLOTS:
         file.close();
         const auto run = runCli({ QStringLiteral("export"), path, QStringLiteral("--format"), QStringLiteral("csv"),
             QStringLiteral("--out"), m_dir.filePath(QStringLiteral("y.csv")) });
-        QCOMPARE(run.exitCode, 4);
+        QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains("settings.json is not a McpScope call log"), run.err.constData());
         QVERIFY2(!run.err.contains("warning:"), run.err.constData());
     }

@@ -35,6 +35,7 @@
 
 using namespace mcpscope;
 using namespace mcpscope::test;
+using namespace Qt::StringLiterals;
 
 namespace {
 constexpr int WaitMs = 30000;
@@ -131,6 +132,7 @@ struct RawClient
     {
         socket.write("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
     }
+    void send(const QByteArray& raw) { socket.write(raw); }
     int status() const { return received.startsWith("HTTP/1.1 ") ? received.mid(9, 3).toInt() : 0; }
     QByteArray body() const { return received.mid(received.indexOf("\r\n\r\n") + 4); }
 };
@@ -295,6 +297,8 @@ private Q_SLOTS:
     void faultFiredCarriesMethodAndId();
     void listensOnLoopbackOnly();
     void controlServer();
+    void controlServerRefusesWebPages_data();
+    void controlServerRefusesWebPages();
     void cliProxy();
     void beforeHeadFaults_data();
     void beforeHeadFaults();
@@ -700,6 +704,62 @@ void TestFaultProxy::controlServer()
     }
     const QJsonObject status = QJsonDocument::fromJson(httpRequest(nam, "GET", control.url()).body).object();
     QCOMPARE(status.value(QLatin1String("duplicatesRefused")).toInt(-1), 0);
+}
+
+void TestFaultProxy::controlServerRefusesWebPages_data()
+{
+    // Each row is one raw request to the control API; PORT stands for its port. The browser rows are the
+    // exact heads a page can make a browser send: these are wire shapes no SDK peer produces.
+    QTest::addColumn<QByteArray>("head"); ///< request line and headers, without Content-Length
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("error"); ///< in the JSON error body; empty for an accepted request
+    const QByteArray post = "POST /faults HTTP/1.1\r\n";
+    const QByteArray json = "Content-Type: application/json\r\n";
+    QTest::newRow("tool on 127.0.0.1: accepted") << post + "Host: 127.0.0.1:PORT\r\n" + json << 201 << QString();
+    QTest::newRow("tool on localhost, json with charset: accepted")
+        << post + "Host: localhost:PORT\r\nContent-Type: application/json; charset=utf-8\r\n"
+        << 201 << QString();
+    QTest::newRow("DNS rebinding: a foreign Host")
+        << post + "Host: rebind.example:PORT\r\n" + json << 403 << u"not 'rebind.example:PORT'"_s;
+    QTest::newRow("Host with another port") << post + "Host: 127.0.0.1:1\r\n" + json << 403 << u"not '127.0.0.1:1'"_s;
+    QTest::newRow("Host without a port") << post + "Host: 127.0.0.1\r\n" + json << 403 << u"not '127.0.0.1'"_s;
+    QTest::newRow("no Host at all") << post + json << 403 << u"Host 127.0.0.1:PORT or localhost:PORT"_s;
+    QTest::newRow("page's fetch with a browser Origin")
+        << post + "Host: 127.0.0.1:PORT\r\nOrigin: http://evil.example\r\n" + json << 403
+        << u"refuses requests from web pages (Origin 'http://evil.example')"_s;
+    QTest::newRow("sandboxed page: Origin null")
+        << post + "Host: 127.0.0.1:PORT\r\nOrigin: null\r\n" + json << 403 << u"(Origin 'null')"_s;
+    QTest::newRow("simple cross-origin POST as text/plain")
+        << post + "Host: 127.0.0.1:PORT\r\nContent-Type: text/plain\r\n"
+        << 415 << u"only Content-Type: application/json bodies, not 'text/plain'"_s;
+    QTest::newRow("form POST") << post + "Host: 127.0.0.1:PORT\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                               << 415 << u"not 'application/x-www-form-urlencoded'"_s;
+    QTest::newRow("body without a Content-Type") << post + "Host: 127.0.0.1:PORT\r\n" << 415 << u"not ''"_s;
+}
+
+void TestFaultProxy::controlServerRefusesWebPages()
+{
+    QFETCH(QByteArray, head);
+    QFETCH(int, status);
+    QFETCH(QString, error);
+    FaultProxy proxy(m_upstream);
+    QVERIFY(proxy.listen());
+    FaultControlServer control(&proxy);
+    QVERIFY(control.listen());
+    const QByteArray port = QByteArray::number(control.port());
+    const QByteArray body = R"({"kind":"cut-after","tool":"write"})";
+    RawClient client(control.port());
+    client.send(head.replace("PORT", port) + "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, WaitMs);
+    QCOMPARE(client.status(), status);
+    if (error.isEmpty()) {
+        QCOMPARE(proxy.armed().size(), 1);
+        QCOMPARE(proxy.armed().first().kind, Kind::CutAfter);
+        return;
+    }
+    QVERIFY(proxy.armed().isEmpty());
+    const QString message = QJsonDocument::fromJson(client.body()).object().value(u"error"_s).toString();
+    QVERIFY2(message.contains(QString(error).replace(u"PORT"_s, QString::fromLatin1(port))), qPrintable(message));
 }
 
 void TestFaultProxy::cliProxy()

@@ -11,6 +11,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cerrno>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 using namespace mcpscope;
 using Dialect = McpJsonImport::Dialect;
 
@@ -103,6 +110,9 @@ private Q_SLOTS:
     void saveFailures();
     void demoWorkspace();
     void neverCrashesOnDamagedInput();
+
+private:
+    QTemporaryDir m_special; ///< a FIFO and a socket, for unreadablePaths
 };
 
 void TestConfigImport::initTestCase()
@@ -112,6 +122,19 @@ void TestConfigImport::initTestCase()
     qputenv("MCPSCOPE_TEST_PORT", kPort.toUtf8());
     qunsetenv("MCPSCOPE_TEST_UNSET");
     QVERIFY2(QFileInfo::exists(dataFile(QStringLiteral("claude-desktop.json"))), qPrintable(dataDir()));
+    QVERIFY(m_special.isValid());
+    QVERIFY2(::mkfifo(QFile::encodeName(m_special.filePath(QStringLiteral("fifo.json"))).constData(), 0600) == 0,
+        std::strerror(errno));
+    sockaddr_un address {};
+    address.sun_family = AF_UNIX;
+    const QByteArray socketPath = QFile::encodeName(m_special.filePath(QStringLiteral("socket.json")));
+    QVERIFY(size_t(socketPath.size()) < sizeof address.sun_path);
+    std::memcpy(address.sun_path, socketPath.constData(), size_t(socketPath.size()));
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    QVERIFY(fd >= 0);
+    const bool bound = ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+    ::close(fd); // the socket file stays after the descriptor is gone
+    QVERIFY2(bound, std::strerror(errno));
 }
 
 void TestConfigImport::dialects_data()
@@ -275,6 +298,14 @@ void TestConfigImport::unreadablePaths_data()
     QTest::newRow("missing file") << dataFile(QStringLiteral("no-such-file.json"))
                                   << QStringLiteral("cannot open the file");
     QTest::newRow("directory") << dataDir() << QStringLiteral("it is a directory");
+    // Each of these used to block or stream forever before the app's event loop or the CLI's
+    // signal handling ran; they must fail at once, by name (the app shows the message).
+    QTest::newRow("FIFO nobody writes to") << m_special.filePath(QStringLiteral("fifo.json"))
+                                           << QStringLiteral("it is a FIFO (named pipe), not a regular file");
+    QTest::newRow("socket") << m_special.filePath(QStringLiteral("socket.json"))
+                            << QStringLiteral("it is a socket, not a regular file");
+    QTest::newRow("character device that never ends")
+        << QStringLiteral("/dev/zero") << QStringLiteral("it is a character device, not a regular file");
 }
 
 void TestConfigImport::unreadablePaths()

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void decodesValidMessages();
     void rejectsInvalidMessages_data();
     void rejectsInvalidMessages();
+    void nestingLimitIsQtsOwn();
     void validIds_data();
     void validIds();
     void roundTrip_data();
@@ -211,6 +212,38 @@ void TestJsonRpcCodec::rejectsInvalidMessages_data()
                                          << QJsonValue(10);
     QTest::newRow("error null") << R"({"jsonrpc":"2.0","id":11,"error":null})"_ba << u"numeric code"_s
                                 << QJsonValue(11);
+
+    // Lines QJsonDocument refuses outright: the answer to a request still names it (issue 12), so the
+    // request fails at once instead of at its deadline.
+    QTest::newRow("invalid UTF-8 in a result, id last as the SDK writes it")
+        << "{\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"\xff\xfe\"}]},\"jsonrpc\":\"2.0\",\"id\":7}"_ba
+        << u"invalid UTF-8 at byte 45 in the answer to request 7"_s << QJsonValue(7);
+    QTest::newRow("invalid UTF-8, string id first")
+        << "{\"jsonrpc\":\"2.0\",\"id\":\"call-1\",\"result\":{\"t\":\"\xc3\"}}"_ba
+        << u"invalid UTF-8 at byte 46 in the answer to request \"call-1\""_s << QJsonValue(u"call-1"_s);
+    const QByteArray deep = QByteArray(2000, '[') + QByteArray(2000, ']');
+    QTest::newRow("nesting too deep, id last")
+        << R"({"result":)"_ba + deep + R"(,"jsonrpc":"2.0","id":8})"_ba
+        << u"nesting deeper than the 1024 levels the JSON parser reads in the answer to request 8"_s << QJsonValue(8);
+    QTest::newRow("nesting too deep, with strings of brackets and escaped quotes")
+        << R"({"jsonrpc":"2.0","id":9,"result":{"a":"]}\"]}","b":)"_ba + deep + "}}" << u"answer to request 9"_s
+        << QJsonValue(9);
+    QTest::newRow("a bad token inside an answer")
+        << R"({"jsonrpc":"2.0","id":12,"result":{"x":NaN}})"_ba << u"not valid JSON"_s << QJsonValue(12);
+    QTest::newRow("invalid UTF-8 in a request from the server: its id is not ours")
+        << "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"sampling/createMessage\",\"params\":{\"x\":\"\xff\"}}"_ba
+        << u"invalid UTF-8"_s << none;
+    QTest::newRow("invalid UTF-8 in a request whose method key is escaped")
+        << "{\"jsonrpc\":\"2.0\",\"id\":3,\"\\u006dethod\":\"ping\",\"params\":{\"x\":\"\xff\"}}"_ba
+        << u"invalid UTF-8"_s << none;
+    QTest::newRow("invalid UTF-8 in a cut-off answer: what follows could be a method")
+        << "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"x\":\"\xff\"}"_ba << u"invalid UTF-8"_s << none;
+    QTest::newRow("invalid UTF-8 with two ids")
+        << "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":\"\xff\",\"id\":2}"_ba << u"invalid UTF-8"_s << none;
+    QTest::newRow("invalid UTF-8 with a fractional id")
+        << "{\"jsonrpc\":\"2.0\",\"id\":1.5,\"result\":\"\xff\"}"_ba << u"invalid UTF-8"_s << none;
+    QTest::newRow("invalid UTF-8 after the object")
+        << "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}} \xff"_ba << u"not valid JSON"_s << none;
 }
 
 void TestJsonRpcCodec::rejectsInvalidMessages()
@@ -225,6 +258,19 @@ void TestJsonRpcCodec::rejectsInvalidMessages()
     QVERIFY2(decoded.error.contains(error), qPrintable(u"error was: "_s + decoded.error));
     QCOMPARE(decoded.id, id);
     QCOMPARE(decoded.id.type(), id.type());
+}
+
+// MaxNestingDepth names the limit in messages; it must be the one QJsonDocument applies.
+void TestJsonRpcCodec::nestingLimitIsQtsOwn()
+{
+    const auto answer = [](int depth) -> QByteArray { // the envelope is one level, the result the rest
+        return R"({"jsonrpc":"2.0","id":1,"result":)"_ba + QByteArray(depth - 1, '[') + QByteArray(depth - 1, ']')
+            + '}';
+    };
+    QVERIFY(JsonRpcCodec::decode(answer(JsonRpcCodec::MaxNestingDepth)).ok);
+    const DecodeResult tooDeep = JsonRpcCodec::decode(answer(JsonRpcCodec::MaxNestingDepth + 1));
+    QVERIFY2(tooDeep.error.startsWith(u"nesting deeper than"_s), qPrintable(tooDeep.error));
+    QCOMPARE(tooDeep.id, QJsonValue(1));
 }
 
 void TestJsonRpcCodec::validIds_data()
