@@ -59,7 +59,7 @@ private:
 
     void onReadable();
     void onWritable();
-    void readStdout(int maxReads);
+    void readStdout(int maxReads, qint64 budgetMs = -1);
     /// Splits what was read into lines; false when a slot deleted us meanwhile.
     bool feedStdout(QByteArrayView chunk, const QPointer<StdioTransport>& self);
     void checkStdoutOverflow();

@@ -3,6 +3,7 @@
 #include "jsonrpc/jsonrpccodec.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -19,14 +20,18 @@ namespace mcpscope {
 namespace {
 constexpr qsizetype ExcerptBytes = 256;
 constexpr int ReadsPerActivation = 16; ///< 1 MiB, so a fast writer cannot starve the event loop
+/// Small messages cost far more to handle than to read (a flood of notifications fills 1 MiB with
+/// thousands): after this much handling the rest waits for the next activation, so the GUI thread
+/// never stalls for more than about one read's worth of lines.
+constexpr qint64 ReadBudgetMs = 10;
 } // namespace
 
 void StdioTransport::onReadable()
 {
-    readStdout(ReadsPerActivation);
+    readStdout(ReadsPerActivation, ReadBudgetMs);
 }
 
-void StdioTransport::readStdout(int maxReads)
+void StdioTransport::readStdout(int maxReads, qint64 budgetMs)
 {
     if (m_reading) {
         // A slot we called runs a nested event loop: what follows in the pipe must wait until the
@@ -39,7 +44,9 @@ void StdioTransport::readStdout(int maxReads)
     const QPointer<StdioTransport> self(this);
     m_reading = true;
     char buffer[ReadChunkBytes];
-    for (int i = 0; i < maxReads && m_stdoutFd >= 0; ++i) {
+    QElapsedTimer busy;
+    busy.start();
+    for (int i = 0; i < maxReads && m_stdoutFd >= 0 && (budgetMs < 0 || i == 0 || busy.elapsed() < budgetMs); ++i) {
         const ssize_t n = ::read(m_stdoutFd, buffer, sizeof buffer);
         if (n > 0) {
             if (!feedStdout(QByteArrayView(buffer, n), self))

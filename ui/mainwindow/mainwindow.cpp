@@ -38,6 +38,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 
@@ -137,7 +138,26 @@ void MainWindow::createDocks()
     m_serversView->setRootIsDecorated(false);
     m_serversView->setModel(m_serverPresentation);
     m_serversView->setContextMenuPolicy(Qt::ActionsContextMenu);
-    m_serversView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Columns fit their contents, but measured at most a few times a second: ResizeToContents measures
+    // every row on every state change of any server, which with 100 servers connecting stalled the
+    // window for half a minute.
+    m_serversView->setUniformRowHeights(true);
+    auto* fitColumns = new QTimer(m_serversView);
+    fitColumns->setSingleShot(true);
+    fitColumns->setInterval(250);
+    connect(fitColumns, &QTimer::timeout, m_serversView, [view = m_serversView] {
+        for (int column = 0; column < view->model()->columnCount(); ++column) {
+            if (!view->isColumnHidden(column))
+                view->resizeColumnToContents(column);
+        }
+    });
+    const auto fitSoon = [fitColumns] {
+        if (!fitColumns->isActive())
+            fitColumns->start();
+    };
+    connect(m_serverPresentation, &QAbstractItemModel::dataChanged, fitColumns, fitSoon);
+    connect(m_serverPresentation, &QAbstractItemModel::rowsInserted, fitColumns, fitSoon);
+    connect(m_serverPresentation, &QAbstractItemModel::modelReset, fitColumns, fitSoon);
     for (int column : { int(ServerListModelColumn::BreakerCooldownEnd), int(ServerListModelColumn::InFlight),
              int(ServerListModelColumn::ConsecutiveFailures) })
         m_serversView->hideColumn(column);
