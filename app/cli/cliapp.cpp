@@ -37,7 +37,15 @@ CliApp::CliApp(QObject* parent)
     , m_err(RedactingOutput::standardError())
 { }
 
-CliApp::~CliApp() = default;
+CliApp::~CliApp()
+{
+    // Ended by SIGINT/SIGTERM (main returns 128+signal): the calls in flight get their final records
+    // while --log is still open. The command is over, so nothing more is printed for them.
+    if (m_exitCode < 0)
+        m_exitCode = exitCodeFor(CallOutcome::Interrupted);
+    if (m_engine)
+        m_engine->shutDown();
+}
 
 int CliApp::start(const QStringList& arguments)
 {
@@ -364,6 +372,10 @@ void CliApp::quit(int code)
     if (m_exitCode >= 0)
         return;
     m_exitCode = code;
+    // Calls still in flight (a script's other steps) end as interrupted, in --log too, and no reconnect
+    // starts a new child while the server is being stopped.
+    if (m_engine)
+        m_engine->shutDown();
     // Shut the server down properly (close stdin, SIGTERM, SIGKILL) before exiting.
     ClientSession* session = m_connection ? m_connection->session() : nullptr;
     if (!session || session->state() == ClientSession::State::Closed) {

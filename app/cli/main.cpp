@@ -1,6 +1,7 @@
 #include "cli/cliapp.h"
 #include "cli/exitcodes.h"
 #include "common/terminationwatcher.h"
+#include "transport/childreaper.h"
 #include "transport/processgroupstop.h"
 
 #include <QCoreApplication>
@@ -10,18 +11,24 @@
 namespace {
 // A launched server's SIGTERM grace (1.5 s) and a margin: the longest an exit may take.
 constexpr int ExitStopTimeoutMs = 3000;
+// What left its server's process group gets the same grace as a launched server.
+constexpr int DescendantGraceMs = 1500;
 
-/// The CLI (and its engine) goes first; its servers' stops finish before the program ends.
+/// The CLI (and its engine, which ends the calls in flight as interrupted) goes first; its servers'
+/// stops finish, then whatever they left behind outside their groups is ended before the program ends.
 int finishWith(std::unique_ptr<mcpscope::CliApp> cli, int exitCode)
 {
     cli.reset();
     mcpscope::ProcessGroupStop::finishDetached(ExitStopTimeoutMs);
+    mcpscope::ChildReaper::stopDescendants(DescendantGraceMs);
     return exitCode;
 }
 } // namespace
 
 int main(int argc, char* argv[])
 {
+    // Before any child starts: what leaves a server's group is handed to us, not to init.
+    mcpscope::ChildReaper::becomeSubreaper();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("mcpscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(MCPSCOPE_VERSION));

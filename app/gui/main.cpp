@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 #include "mainwindow/mainwindow.h"
 #include "screenshot/screenshotdriver.h"
+#include "transport/childreaper.h"
 #include "transport/processgroupstop.h"
 
 #include <QApplication>
@@ -14,10 +15,14 @@
 namespace {
 // A launched server's SIGTERM grace (1.5 s) and a margin: the longest a quit may take.
 constexpr int ExitStopTimeoutMs = 3000;
+// What left its server's process group gets the same grace as a launched server.
+constexpr int DescendantGraceMs = 1500;
 } // namespace
 
 int main(int argc, char* argv[])
 {
+    // Before any child starts: what leaves a server's group is handed to us, not to init.
+    mcpscope::ChildReaper::becomeSubreaper();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("McpScope"));
     QApplication::setApplicationName(QStringLiteral("McpScope"));
@@ -62,8 +67,10 @@ int main(int argc, char* argv[])
         driver->start();
     }
     const int exitCode = QApplication::exec();
-    // The engine goes with the window; its servers' stops finish before the program ends.
+    // The engine goes with the window (its calls in flight end as interrupted, in the call log); its
+    // servers' stops finish, then whatever they left outside their groups is ended.
     window.reset();
     mcpscope::ProcessGroupStop::finishDetached(ExitStopTimeoutMs);
+    mcpscope::ChildReaper::stopDescendants(DescendantGraceMs);
     return exitCode;
 }

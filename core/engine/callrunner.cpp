@@ -14,6 +14,8 @@
 #include <QTimer>
 #include <QUuid>
 
+#include <algorithm>
+
 namespace mcpscope {
 
 namespace {
@@ -370,17 +372,10 @@ void CallRunner::finish(CallOutcome outcome)
     if (outcome == CallOutcome::OutcomeUncertain) {
         // RECOVERY.md §5: a structured result, not a generic error.
         const QString what = r.tool.isEmpty() ? r.method : tr("tool '%1'").arg(r.tool);
-        r.result = QJsonObject {
-            { QStringLiteral("outcome"), QStringLiteral("uncertain") },
-            { QStringLiteral("server"), r.server },
-            { QStringLiteral("tool"), r.tool },
-            { QStringLiteral("rule"), r.rule },
-            { QStringLiteral("healed"), r.healed },
-            { QStringLiteral("message"),
-                tr("The call to %1 on server '%2' may or may not have taken effect. It was not sent again, to avoid "
-                   "a duplicate. Check the server's state with a read before calling it again.")
-                    .arg(what, r.server) },
-        };
+        r.result = uncertainResult(
+            tr("The call to %1 on server '%2' may or may not have taken effect. It was not sent again, to avoid "
+               "a duplicate. Check the server's state with a read before calling it again.")
+                .arg(what, r.server));
     }
     Q_EMIT ending(r.callId);
     publish();
@@ -390,6 +385,51 @@ void CallRunner::finish(CallOutcome outcome)
     const CallRecord record = r;
     if (done)
         done(record);
+}
+
+QJsonObject CallRunner::uncertainResult(const QString& message) const
+{
+    const CallRecord& r = m_record;
+    return QJsonObject {
+        { QStringLiteral("outcome"), QStringLiteral("uncertain") },
+        { QStringLiteral("server"), r.server },
+        { QStringLiteral("tool"), r.tool },
+        { QStringLiteral("rule"), r.rule },
+        { QStringLiteral("healed"), r.healed },
+        { QStringLiteral("message"), message },
+    };
+}
+
+void CallRunner::interrupt()
+{
+    if (m_finished)
+        return;
+    CallRecord& r = m_record;
+    const QString what = r.tool.isEmpty() ? r.method : tr("tool '%1'").arg(r.tool);
+    if (!r.attempts.isEmpty() && r.attempts.last().endedAt == 0) {
+        // Still on the wire. An attempt whose request never reached the session (a delay fault holds
+        // it back) cannot have run.
+        CallAttempt& attempt = r.attempts.last();
+        attempt.endedAt = wallClock();
+        attempt.verdict = m_requestId->isUndefined() ? DispatchVerdict::NotDispatched : DispatchVerdict::Unknown;
+        attempt.error = tr("McpScope stopped before server '%1' answered.").arg(r.server);
+    }
+    const bool mayHaveRun = std::any_of(r.attempts.cbegin(), r.attempts.cend(),
+        [](const CallAttempt& attempt) { return OutcomeMapping::mayHaveRun(attempt.verdict); });
+    r.error = { { QStringLiteral("message"),
+                    tr("McpScope stopped while the call to %1 on server '%2' was in flight.").arg(what, r.server) },
+        { QStringLiteral("dispatch"),
+            dispatchVerdictName(mayHaveRun ? DispatchVerdict::Unknown : DispatchVerdict::NotDispatched) } };
+    // The captured annotations decide, as they would have for a retry: a write is not replayable.
+    const RequestTools tools
+        = requestTools(m_isToolCall, m_snapshot, r.tool, m_session ? m_session.data() : m_connection->session());
+    if (mayHaveRun && !RetryPolicy::isReplayable(tools, PolicySettings {}))
+        r.result = uncertainResult(
+            tr("McpScope stopped while the call to %1 on server '%2' was in flight. It may or may not have taken "
+               "effect, and it was not sent again. Check the server's state with a read before calling it again.")
+                .arg(what, r.server));
+    m_connection->breaker()->releaseProbe();
+    finish(CallOutcome::Interrupted);
 }
 
 void CallRunner::publish()

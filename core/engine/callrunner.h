@@ -37,6 +37,10 @@ public:
     void start();
     /// Cancels the call: notifications/cancelled if it is on the wire; it ends as cancelled, never retried.
     void cancel();
+    /// McpScope is stopping (RECOVERY.md §3): the call ends now as interrupted and its final record is
+    /// published. The attempt on the wire gets the verdict unknown (no answer will come, and nothing
+    /// proves the server did not run it); a write that may have run carries the uncertain result of §5.
+    void interrupt();
     /// Puts a fault or action on the call's timeline.
     void noteEvent(qint64 at, const QString& kind, const QString& text);
 
@@ -50,6 +54,8 @@ private:
     void onAttemptReply(const Reply& reply);
     void healThen(qint64 waitMs, std::function<void(bool healed)> next);
     void finish(CallOutcome outcome);
+    /// RECOVERY.md §5's structured result with this message.
+    QJsonObject uncertainResult(const QString& message) const;
     void publish();
     qint64 remainingMs() const;
 

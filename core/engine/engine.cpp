@@ -3,6 +3,7 @@
 #include "jsonrpc/pagedlist.h"
 
 #include <QDateTime>
+#include <QPointer>
 #include <QUuid>
 
 namespace mcpscope {
@@ -13,7 +14,21 @@ Engine::Engine(QObject* parent)
 
 Engine::~Engine()
 {
+    shutDown();
     qDeleteAll(m_connections);
+}
+
+void Engine::shutDown()
+{
+    m_shuttingDown = true;
+    // Copies: a call's done may remove a server.
+    QList<QPointer<ServerConnection>> connections;
+    for (ServerConnection* c : std::as_const(m_connections))
+        connections.append(c);
+    for (const QPointer<ServerConnection>& c : std::as_const(connections)) {
+        if (c)
+            c->interruptCalls();
+    }
 }
 
 ServerConnection* Engine::addServer(const ServerConfig& config)
@@ -94,6 +109,9 @@ void Engine::setResponder(ClientResponder* responder)
 QString Engine::call(const QString& server, const QString& method, const QJsonObject& params,
     const CallOptions& options, std::function<void(const CallRecord&)> done)
 {
+    if (m_shuttingDown)
+        return endAtOnce(server, method, params, CallOutcome::Interrupted,
+            tr("McpScope is stopping: the call to server '%1' was not sent.").arg(server), std::move(done));
     if (ServerConnection* c = connection(server)) {
         if (!done)
             return c->call(method, params, options, {});
@@ -106,6 +124,13 @@ QString Engine::call(const QString& server, const QString& method, const QJsonOb
                 done(scrubbed);
             });
     }
+    return endAtOnce(server, method, params, CallOutcome::NotDispatched,
+        tr("No server named \"%1\" in this workspace").arg(server), std::move(done));
+}
+
+QString Engine::endAtOnce(const QString& server, const QString& method, const QJsonObject& params, CallOutcome outcome,
+    const QString& message, std::function<void(const CallRecord&)> done)
+{
     CallRecord r;
     r.callId = QUuid::createUuid().toString(QUuid::WithoutBraces);
     r.server = server;
@@ -113,9 +138,9 @@ QString Engine::call(const QString& server, const QString& method, const QJsonOb
     r.tool = method == QLatin1String("tools/call") ? params.value(QLatin1String("name")).toString() : QString();
     r.arguments = r.tool.isEmpty() ? params : params.value(QLatin1String("arguments")).toObject();
     r.startedAt = r.endedAt = QDateTime::currentMSecsSinceEpoch();
-    r.outcome = CallOutcome::NotDispatched;
-    r.error = { { QStringLiteral("message"), tr("No server named \"%1\" in this workspace").arg(server) },
-        { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+    r.outcome = outcome;
+    r.error = { { QStringLiteral("message"), message },
+        { QStringLiteral("dispatch"), dispatchVerdictName(DispatchVerdict::NotDispatched) } };
     Q_EMIT callUpdated(r);
     if (done)
         done(r);

@@ -50,6 +50,12 @@ public:
     const Redactor& redactor() const { return *m_redactor; }
     /// A secret learned at run time (a token obtained by OAuth), as sent in a header ("Bearer abc").
     void addCredential(const QString& value);
+    /// For the app and the CLI as they stop (quit, window closed, SIGTERM; also run by the destructor):
+    /// every call in flight ends now as interrupted, with its final record on callUpdated, so a log
+    /// that follows the engine holds it before the process exits. A call made from then on ends at
+    /// once as interrupted and not dispatched, and no server reconnects in the background.
+    void shutDown();
+    bool isShuttingDown() const { return m_shuttingDown; }
 
 Q_SIGNALS:
     void serverAdded(mcpscope::ServerConnection* connection);
@@ -66,9 +72,14 @@ private:
     void listPage(const QString& server, const QString& method, const QString& key, const QString& cursor,
         std::shared_ptr<QJsonArray> items, const CallOptions& options, std::function<void(const CallRecord&)> done);
 
+    /// A call that ends before reaching a server: published, then handed to done.
+    QString endAtOnce(const QString& server, const QString& method, const QJsonObject& params, CallOutcome outcome,
+        const QString& message, std::function<void(const CallRecord&)> done);
+
     QList<ServerConnection*> m_connections;
     ClientResponder* m_responder = nullptr;
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
+    bool m_shuttingDown = false;
 };
 
 } // namespace mcpscope

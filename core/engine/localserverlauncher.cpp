@@ -37,8 +37,13 @@ void LocalServerLauncher::start(const ServerConfig& config)
         Q_EMIT failed(tr("Server '%1' has an empty launch command.").arg(m_config.name));
         return;
     }
-    if (m_process)
+    if (isRunning()) {
+        // A restart: the old server's group is stopped like at exit, not left to QProcess's kill of its leader.
+        m_process->disconnect(this);
+        ProcessGroupStop::detach(m_process, m_process->processId(), StopGraceMs);
+    } else if (m_process) {
         m_process->deleteLater();
+    }
     auto* process = new QProcess(this);
     m_process = process;
     process->setProgram(words.first());

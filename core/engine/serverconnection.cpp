@@ -83,7 +83,22 @@ void ServerConnection::applyBreakerSettings()
 
 ServerConnection::~ServerConnection()
 {
+    // A server removed with calls still in flight: they get their final record too.
+    interruptCalls();
     delete m_session;
+}
+
+void ServerConnection::interruptCalls()
+{
+    m_reconnector->stopBackground();
+    // Copies: a call's done may start or end others.
+    QList<QPointer<CallRunner>> calls;
+    for (CallRunner* runner : std::as_const(m_calls))
+        calls.append(runner);
+    for (const QPointer<CallRunner>& runner : std::as_const(calls)) {
+        if (runner)
+            runner->interrupt();
+    }
 }
 
 bool ServerConnection::launcherRunning() const

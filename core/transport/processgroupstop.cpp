@@ -8,6 +8,7 @@
 
 #include <csignal>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <utility>
 
 namespace mcpscope {
@@ -69,6 +70,8 @@ void ProcessGroupStop::detach(QProcess* process, qint64 group, int graceMs)
     });
     // The first signal goes now: a program that is exiting may run no event loop any more.
     signalGroup(group, graceMs > 0 ? SIGTERM : SIGKILL);
+    if (graceMs <= 0)
+        stop->killLeader();
     stop->begin(2, graceMs, 0);
 }
 
@@ -102,8 +105,17 @@ void ProcessGroupStop::onTimeout()
         return;
     }
     signalGroup(m_group, SIGKILL);
+    killLeader();
     if (!leader)
         finish(); // otherwise the leader's exit completes the stop
+}
+
+void ProcessGroupStop::killLeader()
+{
+    // Right after fork the child has not made its group yet, and a signal to the group finds none.
+    // The leader, not reaped, cannot have been replaced by another process under its pid.
+    if (leaderRunning())
+        m_process->kill();
 }
 
 void ProcessGroupStop::onLeaderFinished()
@@ -118,8 +130,12 @@ void ProcessGroupStop::finish()
     if (std::exchange(m_finished, true))
         return;
     m_timer.stop();
-    if (m_group > 0)
+    if (m_group > 0) {
         signalGroup(m_group, SIGKILL);
+        // Members whose parent died before them were handed to us (ChildReaper::becomeSubreaper); the
+        // leader is reaped by its QProcess already, so what waitpid finds here is only theirs.
+        while (::waitpid(-pid_t(m_group), nullptr, WNOHANG) > 0) { }
+    }
     Q_EMIT finished();
 }
 

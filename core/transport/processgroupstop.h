@@ -54,6 +54,7 @@ private:
     void onLeaderFinished();
     void finish();
     bool leaderRunning() const;
+    void killLeader();
 
     QPointer<QProcess> m_process;
     qint64 m_group = 0;

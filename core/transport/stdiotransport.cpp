@@ -118,6 +118,10 @@ void StdioTransport::open()
         Q_EMIT opened();
     });
     process->start(QIODevice::ReadOnly | QIODevice::Unbuffered);
+    // The group is known from the fork on, not from started(), which comes on a later pass of the
+    // event loop: a transport destroyed before then (a respawn at exit) still stops the whole group.
+    if (process->state() != QProcess::NotRunning)
+        m_pid = process->processId();
     // The child has its copies now (or never will): ours must go, or its stdin would never see EOF.
     closeFd(m_childStdinFd);
     closeFd(m_childStdoutFd);

@@ -22,10 +22,16 @@
 //        node ledger-peer.mjs http PORT LEDGER_FILE   (prints "listening PORT")
 //        node ledger-peer.mjs sse PORT LEDGER_FILE    legacy HTTP+SSE (SDK v1 SSEServerTransport): GET /sse,
 //                                                     POST /messages?sessionId=…  (prints "listening PORT")
+// Env LEDGER_PEER_SPAWN=attached|detached (stdio) with LEDGER_PEER_SPAWN_MARKER: before it serves, the
+// server starts a tree of two sleeper.mjs processes (a child and a grandchild, each recorded as
+// {"event":"sleeper", marker, depth, pid, ppid}), in its own process group or, detached, in a session of
+// its own (setsid): the process-tree tests check with ps that McpScope leaves none of them running.
 // Env LEDGER_KEEPALIVE_MS (http and sse): the HTTP server's keep-alive timeout (Node's default is 5 s), for
 // the keep-alive race test: an idle connection the server closes just before the client reuses it.
 import fs from 'node:fs';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -175,7 +181,18 @@ function registerFreshAnnotationTools(server) {
 }
 // ---- end of the fresh-annotation tools ----
 
+// Resolves once the whole sleeper tree is up, so a client that got an answer knows it runs.
+function spawnSleepers(how, marker) {
+  const script = fileURLToPath(new URL('./sleeper.mjs', import.meta.url));
+  const child = spawn(process.execPath, [script, ledger, marker, '2'],
+    { stdio: ['ignore', 'pipe', 'ignore'], detached: how === 'detached' });
+  child.unref();
+  return new Promise((resolve) => child.stdout.once('data', () => { child.stdout.destroy(); resolve(); }));
+}
+
 if (mode === 'stdio') {
+  if (process.env.LEDGER_PEER_SPAWN)
+    await spawnSleepers(process.env.LEDGER_PEER_SPAWN, process.env.LEDGER_PEER_SPAWN_MARKER ?? '');
   await makeServer().connect(new StdioServerTransport());
 } else if (mode === 'http') {
   const transports = new Map();

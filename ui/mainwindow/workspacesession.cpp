@@ -74,6 +74,9 @@ WorkspaceSession::WorkspaceSession(QObject* parent)
 
 WorkspaceSession::~WorkspaceSession()
 {
+    // The calls in flight end as interrupted while the log store still follows the engine; the store
+    // commits them when it closes, right after.
+    m_engine->shutDown();
     // Sessions close before the responder they may still call goes away.
     delete m_engine;
     m_engine = nullptr;
