@@ -1,7 +1,7 @@
 # The README's commands. `make run` and `make test` install what is missing first.
 SHELL := /bin/bash
 PRESET ?= dev
-BUILD_DIR := $(if $(filter asan,$(PRESET)),build-asan,$(if $(filter release,$(PRESET)),build-release,build))
+BUILD_DIR := $(if $(filter asan,$(PRESET)),build-asan,$(if $(filter tsan,$(PRESET)),build-tsan,$(if $(filter release,$(PRESET)),build-release,build)))
 NODE22 := tests/peers/node_modules/node/bin/node
 
 # Debian packages McpScope builds and tests with (DESIGN.md, Dependencies).
@@ -11,7 +11,7 @@ DEB_PACKAGES := cmake ninja-build g++ ccache pkg-config \
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps deps-system deps-node configure build run test test-asan bench soak screenshot clean
+.PHONY: all deps deps-system deps-node configure build run test test-asan test-tsan bench soak screenshot clean
 
 all: build
 
@@ -48,6 +48,14 @@ test: build
 test-asan:
 	$(MAKE) test PRESET=asan
 
+# ThreadSanitizer on the threaded parts only (the log store's encoder, writer and reader threads, exports
+# on worker threads, the JSON tree build): the tsan build preset builds just those tests, the tsan test
+# preset runs just them.
+test-tsan: deps
+	@[ -f build-tsan/build.ninja ] || cmake --preset tsan
+	cmake --build --preset tsan
+	ctest --preset tsan
+
 INSPECTOR_VERSION := 2.12.0
 
 bench: deps
@@ -69,4 +77,4 @@ screenshot: build
 	tests/screenshot.sh $(BUILD_DIR)
 
 clean:
-	rm -rf build build-asan build-release
+	rm -rf build build-asan build-tsan build-release
