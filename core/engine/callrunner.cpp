@@ -400,10 +400,12 @@ QJsonObject CallRunner::uncertainResult(const QString& message) const
     };
 }
 
-void CallRunner::interrupt()
+void CallRunner::interrupt(bool tellCaller)
 {
     if (m_finished)
         return;
+    if (!tellCaller)
+        m_done = nullptr;
     CallRecord& r = m_record;
     const QString what = r.tool.isEmpty() ? r.method : tr("tool '%1'").arg(r.tool);
     if (!r.attempts.isEmpty() && r.attempts.last().endedAt == 0) {

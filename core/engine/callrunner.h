@@ -40,7 +40,9 @@ public:
     /// McpScope is stopping (RECOVERY.md §3): the call ends now as interrupted and its final record is
     /// published. The attempt on the wire gets the verdict unknown (no answer will come, and nothing
     /// proves the server did not run it); a write that may have run carries the uncertain result of §5.
-    void interrupt();
+    /// With tellCaller false the call's done is dropped: its owner is being destroyed, and the caller
+    /// may be gone already.
+    void interrupt(bool tellCaller = true);
     /// Puts a fault or action on the call's timeline.
     void noteEvent(qint64 at, const QString& kind, const QString& text);
 

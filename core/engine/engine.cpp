@@ -14,20 +14,26 @@ Engine::Engine(QObject* parent)
 
 Engine::~Engine()
 {
-    shutDown();
+    m_shuttingDown = true;
+    interruptCalls(false);
     qDeleteAll(m_connections);
 }
 
 void Engine::shutDown()
 {
     m_shuttingDown = true;
+    interruptCalls(true);
+}
+
+void Engine::interruptCalls(bool tellCallers)
+{
     // Copies: a call's done may remove a server.
     QList<QPointer<ServerConnection>> connections;
     for (ServerConnection* c : std::as_const(m_connections))
         connections.append(c);
     for (const QPointer<ServerConnection>& c : std::as_const(connections)) {
         if (c)
-            c->interruptCalls();
+            c->interruptCalls(tellCallers);
     }
 }
 

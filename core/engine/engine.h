@@ -50,10 +50,11 @@ public:
     const Redactor& redactor() const { return *m_redactor; }
     /// A secret learned at run time (a token obtained by OAuth), as sent in a header ("Bearer abc").
     void addCredential(const QString& value);
-    /// For the app and the CLI as they stop (quit, window closed, SIGTERM; also run by the destructor):
-    /// every call in flight ends now as interrupted, with its final record on callUpdated, so a log
-    /// that follows the engine holds it before the process exits. A call made from then on ends at
-    /// once as interrupted and not dispatched, and no server reconnects in the background.
+    /// For the app and the CLI as they stop (quit, window closed, SIGTERM): every call in flight ends
+    /// now as interrupted, with its final record on callUpdated and to its done, so a log that follows
+    /// the engine holds it before the process exits. A call made from then on ends at once as
+    /// interrupted and not dispatched, and no server reconnects in the background. The destructor
+    /// ends what is left the same way, but publishes only: a caller may be gone with the owner.
     void shutDown();
     bool isShuttingDown() const { return m_shuttingDown; }
 
@@ -72,6 +73,7 @@ private:
     void listPage(const QString& server, const QString& method, const QString& key, const QString& cursor,
         std::shared_ptr<QJsonArray> items, const CallOptions& options, std::function<void(const CallRecord&)> done);
 
+    void interruptCalls(bool tellCallers);
     /// A call that ends before reaching a server: published, then handed to done.
     QString endAtOnce(const QString& server, const QString& method, const QJsonObject& params, CallOutcome outcome,
         const QString& message, std::function<void(const CallRecord&)> done);

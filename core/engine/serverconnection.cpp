@@ -83,12 +83,13 @@ void ServerConnection::applyBreakerSettings()
 
 ServerConnection::~ServerConnection()
 {
-    // A server removed with calls still in flight: they get their final record too.
-    interruptCalls();
+    // A server removed with calls still in flight: they get their final record too, and their callers,
+    // which may be gone with the engine's owner, hear nothing.
+    interruptCalls(false);
     delete m_session;
 }
 
-void ServerConnection::interruptCalls()
+void ServerConnection::interruptCalls(bool tellCallers)
 {
     m_reconnector->stopBackground();
     // Copies: a call's done may start or end others.
@@ -97,7 +98,7 @@ void ServerConnection::interruptCalls()
         calls.append(runner);
     for (const QPointer<CallRunner>& runner : std::as_const(calls)) {
         if (runner)
-            runner->interrupt();
+            runner->interrupt(tellCallers);
     }
 }
 

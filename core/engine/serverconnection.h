@@ -102,8 +102,9 @@ public:
     /// Cancels a call in flight: notifications/cancelled if it went out; it ends as cancelled, never retried.
     bool cancelCall(const QString& callId);
     /// McpScope is stopping: no background reconnect starts any more, and every call in flight ends now
-    /// as interrupted (CallRunner::interrupt), its final record published through callUpdated.
-    void interruptCalls();
+    /// as interrupted (CallRunner::interrupt), its final record published through callUpdated. With
+    /// tellCallers false their done callbacks are dropped (an owner being destroyed).
+    void interruptCalls(bool tellCallers = true);
 
     // Manual actions (RECOVERY.md §8). Each is logged and marked on the timelines of calls in flight.
     /// serverSide: DELETE the session on the server; otherwise forget the id on the client.
