@@ -36,10 +36,17 @@ using namespace mcpscope;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
     const auto [control, output] = fuzz::takeControl(data, size);
-    // Small limits, so inputs of a few hundred bytes reach the oversized-line paths.
-    const qint64 limit = 16 + (control & 0x3f) * 8;
+    // Small limits, so inputs of a few hundred bytes reach the oversized-line paths; not below the
+    // 256-byte excerpt, which a limit under it would cut at the limit in one path and not the other.
+    const qint64 limit = 256 + (control & 0x3f) * 16;
     const QList<QByteArray> whole = StdioFramingFuzz::run(limit, { output });
     const QList<QByteArray> split = StdioFramingFuzz::run(limit, fuzz::pieces(output, control));
+    if (whole != split) {
+        for (const QByteArray& report : whole)
+            std::fprintf(stderr, "whole: %s\n", report.left(400).constData());
+        for (const QByteArray& report : split)
+            std::fprintf(stderr, "split: %s\n", report.left(400).constData());
+    }
     fuzz::check(whole == split, "the framer's reports do not depend on read boundaries");
     return 0;
 }
