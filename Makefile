@@ -9,9 +9,13 @@ DEB_PACKAGES := cmake ninja-build g++ ccache pkg-config \
 	qt6-base-dev qt6-networkauth-dev qt6-charts-dev qt6-svg-dev qtkeychain-qt6-dev \
 	libqt6sql6-sqlite libvalijson-dev libgl-dev nodejs npm xvfb xauth
 
+# Only the fuzz targets need clang and libFuzzer; `make test` never does.
+FUZZ_DEB_PACKAGES := clang libclang-rt-14-dev
+
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps deps-system deps-node configure build run test test-asan test-tsan bench soak screenshot clean
+.PHONY: all deps deps-system deps-node configure build run test test-asan test-tsan bench soak screenshot clean \
+	deps-fuzz fuzz-build fuzz fuzz-smoke
 
 all: build
 
@@ -26,6 +30,9 @@ deps-system:
 	  echo "make deps: installing missing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+
+deps-fuzz:
+	@$(MAKE) --no-print-directory deps-system DEB_PACKAGES="cmake ninja-build ccache pkg-config qt6-base-dev libqt6sql6-sqlite libvalijson-dev libgl-dev $(FUZZ_DEB_PACKAGES)"
 
 deps-node:
 	@if [ ! -x $(NODE22) ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then \
@@ -73,8 +80,35 @@ soak: deps
 	cmake --build --preset release --target soak_recovery
 	ctest --test-dir build-release -L soak --output-on-failure -V
 
+# libFuzzer targets (tests/fuzz) under ASan+UBSan; build-fuzz holds them and nothing else.
+FUZZ_TARGETS := sse jsonrpc stdioframing http wwwauthenticate mcpjson calllog faultproxyrequest
+FUZZ_RUNS ?= 1000000
+FUZZ_SECONDS ?= 30
+# Leak checking stays on: the goal is 0 crashes and 0 leaks. New inputs go to build-fuzz, not the seed corpus.
+FUZZ_FLAGS := -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1
+
+fuzz-build: deps-fuzz
+	@[ -f build-fuzz/build.ninja ] || cmake --preset fuzz
+	cmake --build --preset fuzz
+
+# `make fuzz`: each target for FUZZ_RUNS executions (make fuzz FUZZ_RUNS=10000000 for the 10M goal).
+fuzz: fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t; echo "== fuzz_$$t: $(FUZZ_RUNS) runs"; \
+	  build-fuzz/tests/fuzz/fuzz_$$t $(FUZZ_FLAGS) -runs=$(FUZZ_RUNS) -artifact_prefix=build-fuzz/fuzz_$$t- \
+	    build-fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
+	done
+
+# The CI smoke: each target for FUZZ_SECONDS seconds.
+fuzz-smoke: fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t; echo "== fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  build-fuzz/tests/fuzz/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=build-fuzz/fuzz_$$t- \
+	    build-fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
+	done
+
 screenshot: build
 	tests/screenshot.sh $(BUILD_DIR)
 
 clean:
-	rm -rf build build-asan build-tsan build-release
+	rm -rf build build-asan build-tsan build-release build-fuzz

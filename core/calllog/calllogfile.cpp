@@ -101,7 +101,12 @@ CallLogReadResult CallLogReader::read(const QString& path)
         result.error = McpScope::tr("cannot read %1: %2").arg(path, file.errorString());
         return result;
     }
+    return parse(bytes, name);
+}
 
+CallLogReadResult CallLogReader::parse(const QByteArray& bytes, const QString& name)
+{
+    CallLogReadResult result;
     const QList<QByteArray> lines = bytes.split('\n');
     const bool endsWithNewline = bytes.endsWith('\n');
     int contentLines = 0;

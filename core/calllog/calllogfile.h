@@ -80,6 +80,8 @@ public:
     /// ok is false when the file cannot be read, or when it holds lines but none is a call record.
     /// An empty file (or one of blank lines only) is ok with no records.
     static CallLogReadResult read(const QString& path);
+    /// The same for bytes already in memory; name stands for the file in problems and errors.
+    static CallLogReadResult parse(const QByteArray& bytes, const QString& name);
 };
 
 /// Writes call records to a file atomically (QSaveFile). Records pass through a Redactor first;

@@ -55,6 +55,9 @@ public:
     static QProcessEnvironment childEnvironment(const QMap<QString, QString>& extra);
 
 private:
+    /// tests/fuzz/stdioframing.cpp feeds the line framer directly, without a child process.
+    friend struct StdioFramingFuzz;
+
     static constexpr qsizetype ReadChunkBytes = 64 * 1024;
 
     void onReadable();

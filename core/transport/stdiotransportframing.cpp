@@ -135,8 +135,8 @@ void StdioTransport::takeLine(QByteArrayView line)
 {
     if (line.size() > m_options.maxMessageBytes) {
         // A line that ended in the read that crossed the limit is still over it.
-        m_oversizedHead = line.first(ExcerptBytes).toByteArray();
-        m_oversizedTail = line.last(ExcerptBytes).toByteArray();
+        m_oversizedHead = line.first(std::min(line.size(), ExcerptBytes)).toByteArray();
+        m_oversizedTail = line.last(std::min(line.size(), ExcerptBytes)).toByteArray();
         m_oversizedBytes = line.size();
         handleOversizedLine();
     } else {
