@@ -43,6 +43,7 @@ QString CliApp::helpText()
                "      --cwd DIR               working directory for the child\n"
                "  --url URL                   an HTTP server (Streamable HTTP, falling back to legacy SSE)\n"
                "      --header \"K: V\"         extra request header (repeatable)\n"
+               "      --secret-header \"K: V\"  a header whose value is secret: never shown or logged\n"
                "      --transport http|sse|auto  force a transport (default auto)\n"
                "      --insecure              do not verify the server's TLS certificate\n"
                "  --server NAME --config FILE a server from a workspace or any mcp.json dialect\n"
@@ -109,6 +110,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption cwdOpt(QStringLiteral("cwd"), {}, QStringLiteral("dir"));
     const QCommandLineOption urlOpt(QStringLiteral("url"), {}, QStringLiteral("url"));
     const QCommandLineOption headerOpt(QStringLiteral("header"), {}, QStringLiteral("K: V"));
+    const QCommandLineOption secretHeaderOpt(QStringLiteral("secret-header"), {}, QStringLiteral("K: V"));
     const QCommandLineOption transportOpt(QStringLiteral("transport"), {}, QStringLiteral("http|sse|auto"));
     const QCommandLineOption insecureOpt(QStringLiteral("insecure"));
     const QCommandLineOption serverOpt(QStringLiteral("server"), {}, QStringLiteral("name"));
@@ -127,9 +129,9 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption versionOpt(QStringLiteral("version"));
     const QCommandLineOption faultProxyOpt(QStringLiteral("fault-proxy"));
     const QCommandLineOption logOpt(QStringLiteral("log"), {}, QStringLiteral("file"));
-    parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt,
-        serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt,
-        elicitContentOpt, responsesOpt, helpOpt, versionOpt });
+    parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt,
+        envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt,
+        samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
@@ -269,13 +271,21 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         }
         m_config.transport = *kind;
     }
-    for (const QString& header : parser.values(headerOpt)) {
-        const qsizetype colon = header.indexOf(QLatin1Char(':'));
-        if (colon <= 0) {
-            *error = tr("--header needs \"Name: value\", not '%1'").arg(header);
-            return false;
+    for (const QCommandLineOption* option : { &headerOpt, &secretHeaderOpt }) {
+        const bool secret = option == &secretHeaderOpt;
+        for (const QString& header : parser.values(*option)) {
+            const qsizetype colon = header.indexOf(QLatin1Char(':'));
+            if (colon <= 0) {
+                // Never echo a secret header back: the whole argument may be its value.
+                *error = secret ? tr("--secret-header needs \"Name: value\"")
+                                : tr("--header needs \"Name: value\", not '%1'").arg(header);
+                return false;
+            }
+            const QString name = header.left(colon).trimmed();
+            m_config.headers.append({ name, header.mid(colon + 1).trimmed() });
+            if (secret)
+                m_config.secretHeaders.append(name);
         }
-        m_config.headers.append({ header.left(colon).trimmed(), header.mid(colon + 1).trimmed() });
     }
     if (parser.isSet(insecureOpt))
         m_config.tlsVerify = false;

@@ -80,6 +80,8 @@ void Redactor::addServer(const ServerConfig& config)
 {
     for (const QString& name : config.secretEnv)
         addSecretValue(config.env.value(name));
+    for (const QString& name : config.secretHeaders)
+        addSensitiveHeader(name);
     for (const auto& [name, value] : config.headers) {
         if (isSensitiveName(name))
             addCredential(value);

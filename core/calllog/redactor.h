@@ -40,7 +40,8 @@ public:
     void addCredential(const QString& value);
     /// The userinfo of url: the password, "user:password", and their percent-encoded forms.
     void addUrl(const QUrl& url);
-    /// The server's secretEnv values, the values of its sensitive headers and the userinfo of its URL.
+    /// The server's secretEnv values, its secretHeaders as sensitive names, the values of its sensitive
+    /// headers and the userinfo of its URL.
     void addServer(const ServerConfig& config);
     bool hasSecretValues() const { return !m_values.isEmpty(); }
 

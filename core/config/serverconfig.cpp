@@ -28,6 +28,7 @@ constexpr QLatin1String kCwd("cwd");
 constexpr QLatin1String kSecretEnv("secretEnv");
 constexpr QLatin1String kUrl("url");
 constexpr QLatin1String kHeaders("headers");
+constexpr QLatin1String kSecretHeaders("secretHeaders");
 constexpr QLatin1String kTlsVerify("tlsVerify");
 constexpr QLatin1String kLaunchCommand("launchCommand");
 constexpr QLatin1String kRequestTimeoutMs("requestTimeoutMs");
@@ -259,6 +260,8 @@ QJsonObject ServerConfig::toJson() const
             object.insert(header.first, header.second);
         json.insert(kHeaders, object);
     }
+    if (!secretHeaders.isEmpty())
+        json.insert(kSecretHeaders, QJsonArray::fromStringList(secretHeaders));
     if (tlsVerify != defaults.tlsVerify)
         json.insert(kTlsVerify, tlsVerify);
     if (!launchCommand.isEmpty())
@@ -327,6 +330,7 @@ ServerConfig ServerConfig::fromJson(
         }
     }
     reader.stringObject(kHeaders, &config.headers);
+    reader.stringList(kSecretHeaders, &config.secretHeaders);
     reader.boolean(kTlsVerify, &config.tlsVerify);
     reader.string(kLaunchCommand, &config.launchCommand);
 

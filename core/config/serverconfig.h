@@ -58,6 +58,7 @@ struct ServerConfig
     // HTTP
     QUrl url;
     QList<QPair<QString, QString>> headers;
+    QStringList secretHeaders; // names of headers (besides Authorization, Cookie, …) whose values are secret
     bool tlsVerify = true;
     // Started before connecting, for servers that only exist while their process runs.
     // A shell-style command line, meant for QProcess::splitCommand().

@@ -128,6 +128,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString token = planted("token");
+        const QString apiKey = planted("apikey");
         const QString password = planted("pass");
         PeerProcess peer;
         QVERIFY(peer.start(
@@ -139,9 +140,12 @@ private Q_SLOTS:
 
         const auto outputs = cliOutputs(dir,
             { QStringLiteral("--url"), url, QStringLiteral("--header"),
-                QStringLiteral("Authorization: Bearer ") + token },
+                QStringLiteral("Authorization: Bearer ") + token, QStringLiteral("--secret-header"),
+                QStringLiteral("X-Api-Key: ") + apiKey },
             { QStringLiteral("call echo {}"), QStringLiteral("call forbidden {}") });
-        verifyClean(outputs, { token, password, QStringLiteral("someone:") });
+        verifyClean(outputs, { token, apiKey, password, QStringLiteral("someone:") });
+        // The server did receive the marked header: its own stderr (not an output of ours) shows the value.
+        QTRY_VERIFY_WITH_TIMEOUT(peer.output().contains(apiKey.toUtf8()), 10000);
         QVERIFY(outputs.at(2).second.contains("403"));
     }
 

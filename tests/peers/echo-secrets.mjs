@@ -35,7 +35,7 @@ if (mode === 'stdio') {
     let body = '';
     req.on('data', (chunk) => { body += chunk; });
     req.on('end', () => {
-      const auth = req.headers.authorization ?? '';
+      const auth = `${req.headers.authorization ?? ''} ${req.headers['x-api-key'] ?? ''}`;
       process.stderr.write(`stderr sees ${auth} ${planted.join(' ')}\n`);
       if (req.method !== 'POST') { res.writeHead(405).end(); return; }
       const message = JSON.parse(body);

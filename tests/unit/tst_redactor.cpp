@@ -2,6 +2,7 @@
 // shown URLs never carry their userinfo.
 
 #include "calllog/redactor.h"
+#include "config/serverconfig.h"
 #include "transport/httpcommon.h"
 
 #include <QJsonArray>
@@ -46,6 +47,24 @@ private Q_SLOTS:
         redactor.addCredential(QStringLiteral("Bearer abc-secret-1"));
         QCOMPARE(redactor.redactText(QStringLiteral("token abc-secret-1 rejected")),
             QStringLiteral("token [redacted] rejected"));
+    }
+
+    /// A header the user marks secret is redacted by value, anywhere, and by name in header lines.
+    void markedSecretHeader()
+    {
+        ServerConfig config;
+        config.name = QStringLiteral("api");
+        config.url = QUrl(QStringLiteral("http://127.0.0.1:9/mcp"));
+        config.headers = { { QStringLiteral("X-Api-Key"), QStringLiteral("key-778899") },
+            { QStringLiteral("X-Trace"), QStringLiteral("trace-112233") } };
+        config.secretHeaders = { QStringLiteral("X-Api-Key") };
+        Redactor redactor;
+        redactor.addServer(config);
+        QCOMPARE(redactor.redactText(QStringLiteral("echo key-778899 trace-112233")),
+            QStringLiteral("echo [redacted] trace-112233"));
+        QCOMPARE(
+            redactor.redactText(QStringLiteral("x-api-key: other-445566")), QStringLiteral("x-api-key: [redacted]"));
+        QVERIFY(redactor.sensitiveHeaders().contains(QStringLiteral("X-Api-Key")));
     }
 
     void nestedJson()

@@ -127,6 +127,7 @@ void TestServerConfig::roundTrip_data()
     everything.secretEnv = QStringList { QStringLiteral("TOKEN"), QStringLiteral("OTHER") };
     everything.url = QUrl(QStringLiteral("http://127.0.0.1:3901/mcp"));
     everything.headers = { { QStringLiteral("X-Api-Key"), QStringLiteral("k") } };
+    everything.secretHeaders = QStringList { QStringLiteral("X-Api-Key") };
     everything.tlsVerify = false;
     everything.launchCommand = QStringLiteral("env PORT=3901 node dist/index.js streamableHttp");
     everything.requestTimeoutMs = 1500;

@@ -10,6 +10,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -36,6 +37,22 @@ QList<QPair<QString, QString>> splitPairs(const QString& text, QChar separator)
             pairs.append({ line.left(at).trimmed(), line.mid(at + 1).trimmed() });
     }
     return pairs;
+}
+
+/// Names separated by commas or spaces ("API_KEY, TOKEN").
+QStringList splitNames(const QString& text)
+{
+    static const QRegularExpression separators(QStringLiteral("[,\\s]+"));
+    return text.split(separators, Qt::SkipEmptyParts);
+}
+
+QLineEdit* secretNamesEdit(QWidget* parent, const QString& objectName, const QString& placeholder, const QString& tip)
+{
+    auto* edit = new QLineEdit(parent);
+    edit->setObjectName(objectName);
+    edit->setPlaceholderText(placeholder);
+    edit->setToolTip(tip);
+    return edit;
 }
 
 QSpinBox* spin(int min, int max, const QString& suffix, QWidget* parent)
@@ -80,11 +97,14 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_env->setObjectName(QStringLiteral("env"));
     m_env->setPlaceholderText(tr("KEY=value, one per line"));
     m_env->setMaximumHeight(80);
+    m_secretEnv = secretNamesEdit(stdio, QStringLiteral("secretEnv"), tr("API_KEY, TOKEN"),
+        tr("Variables whose values are secret: McpScope never shows, logs or exports them."));
     m_cwd = new QLineEdit(stdio);
     m_cwd->setObjectName(QStringLiteral("cwd"));
     stdioForm->addRow(tr("&Command:"), m_command);
     stdioForm->addRow(tr("&Arguments:"), m_args);
     stdioForm->addRow(tr("&Environment:"), m_env);
+    stdioForm->addRow(tr("&Secret variables:"), m_secretEnv);
     stdioForm->addRow(tr("&Working directory:"), m_cwd);
     m_pages->addWidget(stdio);
 
@@ -97,6 +117,9 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_headers->setObjectName(QStringLiteral("headers"));
     m_headers->setPlaceholderText(tr("Name: value, one per line"));
     m_headers->setMaximumHeight(80);
+    m_secretHeaders = secretNamesEdit(http, QStringLiteral("secretHeaders"), tr("X-Api-Key"),
+        tr("Headers whose values are secret, besides Authorization, Proxy-Authorization and Cookie: McpScope "
+           "never shows, logs or exports them."));
     m_tlsVerify = new QCheckBox(tr("Verify the server's TLS certificate"), http);
     m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
     m_launch = new QLineEdit(http);
@@ -106,6 +129,7 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_viaProxy->setObjectName(QStringLiteral("viaFaultProxy"));
     httpForm->addRow(tr("&URL:"), m_url);
     httpForm->addRow(tr("&Headers:"), m_headers);
+    httpForm->addRow(tr("Secret h&eaders:"), m_secretHeaders);
     httpForm->addRow(QString(), m_tlsVerify);
     httpForm->addRow(tr("&Launch command:"), m_launch);
     httpForm->addRow(QString(), m_viaProxy);
@@ -166,9 +190,11 @@ void ServerDialog::setConfig(const ServerConfig& c)
     for (auto it = c.env.cbegin(); it != c.env.cend(); ++it)
         env.append({ it.key(), it.value() });
     m_env->setPlainText(joinPairs(env, QStringLiteral("=")));
+    m_secretEnv->setText(c.secretEnv.join(QStringLiteral(", ")));
     m_cwd->setText(c.cwd);
     m_url->setText(c.url.toString());
     m_headers->setPlainText(joinPairs(c.headers, QStringLiteral(": ")));
+    m_secretHeaders->setText(c.secretHeaders.join(QStringLiteral(", ")));
     m_tlsVerify->setChecked(c.tlsVerify);
     m_launch->setText(c.launchCommand);
     m_viaProxy->setChecked(c.viaFaultProxy);
@@ -191,10 +217,12 @@ ServerConfig ServerDialog::config() const
         c.args = QProcess::splitCommand(m_args->text());
         for (const auto& [key, value] : splitPairs(m_env->toPlainText(), QLatin1Char('=')))
             c.env.insert(key, value);
+        c.secretEnv = splitNames(m_secretEnv->text());
         c.cwd = m_cwd->text().trimmed();
     } else {
         c.url = QUrl(m_url->text().trimmed());
         c.headers = splitPairs(m_headers->toPlainText(), QLatin1Char(':'));
+        c.secretHeaders = splitNames(m_secretHeaders->text());
         c.tlsVerify = m_tlsVerify->isChecked();
         c.launchCommand = m_launch->text().trimmed();
         c.viaFaultProxy = m_viaProxy->isChecked();

@@ -40,9 +40,11 @@ private:
     QLineEdit* m_command = nullptr;
     QLineEdit* m_args = nullptr;
     QPlainTextEdit* m_env = nullptr;
+    QLineEdit* m_secretEnv = nullptr;
     QLineEdit* m_cwd = nullptr;
     QLineEdit* m_url = nullptr;
     QPlainTextEdit* m_headers = nullptr;
+    QLineEdit* m_secretHeaders = nullptr;
     QCheckBox* m_tlsVerify = nullptr;
     QLineEdit* m_launch = nullptr;
     QCheckBox* m_viaProxy = nullptr;
