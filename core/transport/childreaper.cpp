@@ -1,9 +1,9 @@
 #include "childreaper.h"
 
+#include "procstat.h"
+
 #include <QCoreApplication>
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QHash>
 #include <QList>
 #include <QProcess>
@@ -27,34 +27,14 @@ namespace {
 constexpr int PollMs = 10;
 constexpr int KillWaitMs = 500;
 
-struct Process
-{
-    pid_t pid = 0;
-    pid_t ppid = 0;
-    bool zombie = false;
-};
+using Process = ProcStat;
 
-/// Every process below root, read from /proc (parents first). /proc/PID/stat reads
-/// "pid (comm) state ppid ..."; comm may hold spaces and parentheses, so the fields start after the last ')'.
+/// Every process below root, read from /proc (parents first).
 QList<Process> descendantsOf(pid_t root)
 {
     QHash<pid_t, QList<Process>> children;
-    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    for (const QString& entry : entries) {
-        bool isPid = false;
-        const pid_t pid = pid_t(entry.toInt(&isPid));
-        if (!isPid)
-            continue;
-        QFile stat(QStringLiteral("/proc/") + entry + QStringLiteral("/stat"));
-        if (!stat.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray line = stat.readAll();
-        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() < 2)
-            continue;
-        const Process process { pid, pid_t(fields.at(1).toInt()), fields.at(0) == "Z" || fields.at(0) == "X" };
+    for (const ProcStat& process : readProcStats())
         children[process.ppid].append(process);
-    }
     QList<Process> below = children.value(root);
     for (qsizetype i = 0; i < below.size(); ++i)
         below.append(children.value(below.at(i).pid));

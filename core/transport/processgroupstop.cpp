@@ -1,11 +1,12 @@
 #include "processgroupstop.h"
 
+#include "procstat.h"
+
 #include <QCoreApplication>
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QProcess>
 
+#include <algorithm>
 #include <csignal>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -152,20 +153,10 @@ bool ProcessGroupStop::groupRuns(qint64 group)
 #ifdef Q_OS_LINUX
     // kill() also finds zombies. Members orphaned by the leader's death stay zombies until init
     // reaps them, which container inits do only every second or two, so only a member that still
-    // runs counts. /proc/PID/stat reads "pid (comm) state ppid pgrp ..."; comm may hold spaces.
-    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    for (const QString& entry : entries) {
-        if (entry.isEmpty() || !entry.front().isDigit())
-            continue;
-        QFile stat(QStringLiteral("/proc/") + entry + QStringLiteral("/stat"));
-        if (!stat.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray line = stat.readAll();
-        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() > 2 && fields.at(2).toLongLong() == group && fields.at(0) != "Z" && fields.at(0) != "X")
-            return true;
-    }
-    return false;
+    // runs counts.
+    const QList<ProcStat> processes = readProcStats();
+    return std::any_of(processes.cbegin(), processes.cend(),
+        [group](const ProcStat& process) { return process.group == group && !process.zombie; });
 #else
     return true;
 #endif
