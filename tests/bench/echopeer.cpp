@@ -7,6 +7,8 @@
 //
 // No Qt and no dependencies, so it starts in a millisecond and costs the same under every client.
 
+#include "stdiopeerwire.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -16,50 +18,10 @@
 
 namespace {
 
+using stdiopeer::rawValue;
+using stdiopeer::writeAll;
+
 constexpr std::string_view ProtocolVersion = "2025-11-25";
-
-// The raw JSON token after "key": a string literal with its quotes and escapes, or a bare
-// number/literal. Empty when the key is missing or the token is cut off.
-std::string_view rawValue(std::string_view line, std::string_view quotedKey)
-{
-    size_t pos = line.find(quotedKey);
-    if (pos == std::string_view::npos)
-        return {};
-    pos += quotedKey.size();
-    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == ':'))
-        ++pos;
-    if (pos >= line.size())
-        return {};
-    size_t end = pos;
-    if (line[pos] == '"') {
-        for (++end; end < line.size() && line[end] != '"'; ++end) {
-            if (line[end] == '\\')
-                ++end;
-        }
-        if (end >= line.size())
-            return {};
-        return line.substr(pos, end + 1 - pos);
-    }
-    while (end < line.size() && line[end] != ',' && line[end] != '}' && line[end] != ' ')
-        ++end;
-    return line.substr(pos, end - pos);
-}
-
-void writeAll(const std::string& bytes)
-{
-    const char* data = bytes.data();
-    size_t left = bytes.size();
-    while (left > 0) {
-        const ssize_t n = ::write(STDOUT_FILENO, data, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            std::exit(0); // the client went away
-        }
-        data += n;
-        left -= size_t(n);
-    }
-}
 
 class Peer
 {

@@ -8,6 +8,8 @@
 // Like echopeer it finds keys by plain string search in the compact JSON the engine sends; it is not
 // a general JSON-RPC server. No Qt, so a hundred of them start as fast as processes can.
 
+#include "stdiopeerwire.h"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -19,52 +21,15 @@
 
 namespace {
 
-constexpr std::string_view ProtocolVersion = "2025-11-25";
+using stdiopeer::rawValue;
+using stdiopeer::writeAll;
 
-// The raw JSON token after "key": a string literal with its quotes and escapes, or a bare number or
-// literal. Empty when the key is missing or the token is cut off.
-std::string_view rawValue(std::string_view line, std::string_view quotedKey)
-{
-    size_t pos = line.find(quotedKey);
-    if (pos == std::string_view::npos)
-        return {};
-    pos += quotedKey.size();
-    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == ':'))
-        ++pos;
-    if (pos >= line.size())
-        return {};
-    size_t end = pos;
-    if (line[pos] == '"') {
-        for (++end; end < line.size() && line[end] != '"'; ++end) {
-            if (line[end] == '\\')
-                ++end;
-        }
-        if (end >= line.size())
-            return {};
-        return line.substr(pos, end + 1 - pos);
-    }
-    while (end < line.size() && line[end] != ',' && line[end] != '}' && line[end] != ' ')
-        ++end;
-    return line.substr(pos, end - pos);
-}
+constexpr std::string_view ProtocolVersion = "2025-11-25";
 
 long long number(std::string_view line, std::string_view quotedKey, long long fallback)
 {
     const std::string token(rawValue(line, quotedKey));
     return token.empty() ? fallback : std::atoll(token.c_str());
-}
-
-void writeAll(std::string_view bytes)
-{
-    while (!bytes.empty()) {
-        const ssize_t n = ::write(STDOUT_FILENO, bytes.data(), bytes.size());
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            std::exit(0); // the client went away
-        }
-        bytes.remove_prefix(size_t(n));
-    }
 }
 
 std::string resultHead(std::string_view id)
