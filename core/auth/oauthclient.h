@@ -1,9 +1,12 @@
 #pragma once
 
+#include "authstep.h"
+#include "transport/credentialprovider.h"
 #include "transport/httpclient.h"
 #include "transport/transportfailure.h"
 
 #include <QJsonObject>
+#include <QUrlQuery>
 
 #include <QObject>
 #include <QPointer>
@@ -39,21 +42,32 @@ struct OAuthRegistration
     bool isValid() const { return !clientId.isEmpty(); }
 };
 
-/// An OAuth 2.1 authorization-code client for one MCP server over HTTP (MCP-NOTES "Authorization"):
-/// Protected Resource Metadata (RFC 9728), authorization server metadata (RFC 8414 / OpenID), client
-/// registration (pre-registered, Client ID Metadata Document or RFC 7591), PKCE S256, state, the RFC 8707
-/// resource parameter and the token request.
+/// An OAuth 2.1 client for one MCP server over HTTP (MCP-NOTES "Authorization", issue 13): Protected
+/// Resource Metadata (RFC 9728), authorization server metadata (RFC 8414 / OpenID), client registration
+/// (pre-registered, Client ID Metadata Document or RFC 7591 with application_type), PKCE S256, state, the
+/// RFC 9207 `iss` check, the RFC 8707 resource parameter, the token request, refresh with rotation,
+/// RFC 7009 revocation, and the grants of the conformance extension scenarios (client_credentials with
+/// client_secret_basic or private_key_jwt, and the cross-app ID-JAG token exchange).
 ///
-/// The authorization endpoint is called without a browser: its redirect to the redirect URI is read, not
-/// followed, so this works only with servers that redirect at once (the conformance suite's mock does);
-/// otherwise failed() says a browser is needed. Tokens are kept in memory only and never logged.
+/// The transports read the token through CredentialProvider on every request; it is given only for
+/// requests to Options::serverUrl's origin and path. Secrets never reach log() or steps().
+///
+/// Browser::None performs the authorization request itself and reads the redirect's Location without
+/// following it (the conformance mock and `--auth-browser none`); Browser::External emits browserNeeded
+/// with the full URL and waits for completeAuthorization() with the query the RedirectListener received.
 ///
 /// Signals:
 /// - stateChanged on every state change, through setState() only.
-/// - authorized when a new access token is available (authorizationHeader()).
+/// - authorized when a new access token is available (after a flow or a refresh).
 /// - failed with a message naming the server and the step that failed; the client may be asked again.
+/// - expired when the authorization server itself refused the refresh token (invalid_grant): only the
+///   user can authorize again. A network error while refreshing is failed(), never expired().
+/// - browserNeeded (Browser::External) with the authorization URL to open.
+/// - credentialsChanged when saveCredentials() would return something new: store it now.
+/// - revoked when forgetTokens() finished (tokens are gone locally in any case).
+/// - stepsChanged whenever steps() changed.
 /// - log with one line per step for people (URLs, never secrets).
-class OAuthClient : public QObject
+class OAuthClient : public QObject, public CredentialProvider
 {
     Q_OBJECT
 public:
@@ -63,11 +77,22 @@ public:
         DiscoveringServer,
         Registering,
         Authorizing,
+        WaitingForBrowser,
         RequestingToken,
+        Refreshing,
+        Revoking,
         Authorized,
+        Expired, ///< the authorization server refused the refresh token: the user must authorize again
         Failed
     };
     Q_ENUM(State)
+
+    enum class Grant {
+        AuthorizationCode, ///< the default: a user authorizes in a browser (or the mock redirects at once)
+        ClientCredentials, ///< machine to machine: client_secret_basic, or private_key_jwt with clientKeyPem
+        CrossApp, ///< SEP-990: an IdP ID token exchanged for an ID-JAG (RFC 8693), then a jwt-bearer grant
+    };
+    enum class Browser { None, External };
 
     struct Options
     {
@@ -75,27 +100,70 @@ public:
         QUrl serverUrl; ///< the MCP endpoint the token is for
         QString clientId; ///< pre-registered credentials, preferred when set
         QString clientSecret;
+        QByteArray clientKeyPem; ///< an EC P-256 private key (PEM) for private_key_jwt
+        Grant grant = Grant::AuthorizationCode;
+        Browser browser = Browser::None;
+        /// For Grant::CrossApp: the conformance context's IdP fields (idp issuer/token endpoint, id token,
+        /// the IdP client id and secret), as MCP_CONFORMANCE_CONTEXT gives them.
+        QJsonObject crossApp;
         QUrl clientMetadataUrl; ///< our Client ID Metadata Document, used when the server supports them
         QUrl redirectUri = QUrl(QStringLiteral("http://127.0.0.1/mcpscope/oauth/callback"));
         QString clientName = QStringLiteral("McpScope");
         bool tlsVerify = true;
         int requestTimeoutMs = 30000;
+        /// Milliseconds since the epoch; injected by tests. Empty: the system clock.
+        std::function<qint64()> clock;
     };
 
     explicit OAuthClient(Options options, QObject* parent = nullptr);
     ~OAuthClient() override;
 
+    const Options& options() const { return m_options; }
+    /// The redirect URI changes when the loopback listener gets another port: a dynamic registration made
+    /// for the old one is dropped and made again on the next authorize().
+    void setRedirectUri(const QUrl& uri);
+
     /// Starts a fresh authorization for the challenge in failure (a 401, or a 403 with insufficient_scope,
     /// whose headers it carries). Discovery and registration run only the first time. Any run in progress
     /// is abandoned.
     void authorize(const TransportFailure& failure);
+    /// The same without a challenge (the user pressed Authorize): discovery starts at the well-known URLs.
+    void authorize();
+    /// Browser::External: the query of the redirect to redirectUri (code, state, iss or error).
+    void completeAuthorization(const QUrlQuery& callback);
+    /// A refresh_token grant (or, for client_credentials, a new token). Without a refresh token and with an
+    /// authorization-code grant, this is authorize(). Rotation keeps the newest refresh token.
+    void refresh();
+    bool canRefresh() const;
+    /// Revokes the access and refresh tokens at the revocation endpoint (RFC 7009) when the authorization
+    /// server has one, then forgets them. Emits revoked() at the end either way.
+    void forgetTokens();
 
     State state() const { return m_state; }
     bool hasToken() const { return !m_accessToken.isEmpty(); }
+    /// When the access token expires, in ms since the epoch: issue time + expires_in (3600 s when the
+    /// answer had none). 0 without a token.
+    qint64 expiresAt() const { return m_expiresAt; }
+    /// True from 60 s before expiresAt() on (RECOVERY.md §4: refresh starts then).
+    bool isExpiring(qint64 marginMs = 60000) const;
     /// "Bearer <token>", for the Authorization header of requests to Options::serverUrl only.
     QByteArray authorizationHeader() const;
+    QByteArray authorizationFor(const QUrl& url) const override;
     const OAuthRegistration& registration() const { return m_registration; }
     QString lastError() const { return m_lastError; }
+    /// The authorization server's issuer once known (credentials are keyed by it).
+    QString issuer() const;
+    /// The steps of the last flow (or refresh, or revocation), secrets masked.
+    const QList<AuthStep>& steps() const { return m_steps; }
+
+    /// What the token store keeps for this server, as JSON: issuer, registration, endpoints, tokens,
+    /// expiry and scope. Contains secrets: only ever for the TokenStore.
+    QByteArray saveCredentials() const;
+    /// Restores what saveCredentials() returned. Returns false (and changes nothing) for something that is
+    /// not such a document or is for another resource.
+    bool restoreCredentials(const QByteArray& saved);
+    /// The token store key for this server's credentials: "oauth/<canonical resource>".
+    QString credentialsKey() const;
 
     /// The RFC 8707 resource identifier for an MCP server URL: no fragment, no user info, no trailing slash.
     static QString canonicalResource(const QUrl& url);
@@ -107,6 +175,11 @@ Q_SIGNALS:
     void stateChanged(mcpscope::OAuthClient::State state);
     void authorized();
     void failed(const QString& message);
+    void expired(const QString& message);
+    void browserNeeded(const QUrl& authorizationUrl);
+    void credentialsChanged();
+    void revoked();
+    void stepsChanged();
     void log(const QString& line);
 
 private:
@@ -168,6 +241,8 @@ private:
 
     QString m_accessToken;
     QString m_refreshToken;
+    qint64 m_expiresAt = 0;
+    QList<AuthStep> m_steps;
 };
 
 } // namespace mcpscope

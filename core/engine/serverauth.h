@@ -1,0 +1,102 @@
+#pragma once
+
+#include "auth/authstep.h"
+#include "auth/oauthclient.h"
+#include "config/serverconfig.h"
+#include "transport/transportfailure.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+#include <functional>
+#include <memory>
+
+namespace mcpscope {
+
+class Redactor;
+class RedirectListener;
+class TokenStore;
+
+/// The OAuth side of one HTTP server (issue 13, RECOVERY.md R2/R3 and §4): its OAuthClient, the tokens and
+/// client secret in the TokenStore, the loopback redirect listener for a browser flow, the refresh timer,
+/// and the one deduplicated flow that every call waiting on a 401 joins. ServerConnection owns one per
+/// HTTP server; the transports read its credentials() on every request.
+///
+/// Signals: stateChanged through setState() only; stepsChanged when steps() changed; browserNeeded when
+/// the user must authorize in a browser (the app opens it with QDesktopServices); authorized after every
+/// new token; problem with a message naming the server (a keychain that failed, a flow that failed).
+class ServerAuth : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State {
+        None, ///< no token and none needed so far
+        Authorizing, ///< a flow or a refresh is running
+        Authorized,
+        Expiring, ///< authorized, within 60 s of expiry (a refresh is due)
+        NeedsUser, ///< only the user can go on: a browser, client credentials, or a refused refresh
+        Failed, ///< the last flow failed; lastError() says why
+    };
+    Q_ENUM(State)
+
+    enum class Browser { None, External };
+
+    ServerAuth(const ServerConfig& config, std::shared_ptr<TokenStore> store, std::shared_ptr<Redactor> redactor,
+        Browser browser, QObject* parent = nullptr);
+    ~ServerAuth() override;
+
+    State state() const { return m_state; }
+    /// "none", "authorizing", "authorized", "expiring", "needs_auth", "failed".
+    static QString stateName(State state);
+    /// The steps of the last flow, refresh or revocation, redacted with the engine's redactor.
+    QList<AuthStep> steps() const;
+    QString lastError() const { return m_lastError; }
+    qint64 expiresAt() const;
+    const CredentialProvider* credentials() const;
+    OAuthClient* client() const { return m_client; }
+    /// Whether tokens survive a restart, and the warning to show when they do not.
+    bool storeIsPersistent() const;
+    QString storeDescription() const;
+
+    /// R2/R3: makes sure fresh credentials are being fetched for challenge (one flow per server: a caller
+    /// that comes while one runs joins it), then calls done(ok, error) when it ended or waitMs passed,
+    /// whichever is first. A wait that times out leaves the flow running. done is dropped when context
+    /// goes away first.
+    void ensure(const TransportFailure& challenge, qint64 waitMs, QObject* context,
+        std::function<void(bool ok, const QString& error)> done);
+
+    // The Auth view's buttons.
+    void authorizeNow();
+    void refreshNow();
+    /// Revokes the tokens (RFC 7009) where the authorization server can, and removes them from the store.
+    void forgetTokens();
+    /// The dialog's client credentials: the id goes into the config, the secret and the private key into
+    /// the token store under "client/<server>", never into the workspace.
+    void setClientCredentials(const QString& clientId, const QString& clientSecret, const QByteArray& clientKeyPem);
+    /// Whether a client secret / private key is stored (the dialog shows "stored in the keychain").
+    bool hasClientSecret() const;
+    bool hasClientKey() const;
+
+Q_SIGNALS:
+    void stateChanged(mcpscope::ServerAuth::State state);
+    void stepsChanged();
+    void browserNeeded(const QUrl& authorizationUrl);
+    void authorized();
+    void problem(const QString& message);
+
+private:
+    void setState(State state);
+
+    ServerConfig m_config;
+    std::shared_ptr<TokenStore> m_store;
+    std::shared_ptr<Redactor> m_redactor;
+    Browser m_browser;
+    OAuthClient* m_client = nullptr;
+    RedirectListener* m_listener = nullptr;
+    QTimer m_refreshTimer;
+    State m_state = State::None;
+    QString m_lastError;
+};
+
+} // namespace mcpscope
