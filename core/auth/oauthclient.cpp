@@ -63,6 +63,14 @@ QByteArray OAuthClient::authorizationHeader() const
     return QByteArrayLiteral("Bearer ") + m_accessToken.toUtf8();
 }
 
+QByteArray OAuthClient::authorizationFor(const QUrl& url) const
+{
+    // MCP-NOTES "Authorization" §9: the token goes only to the server it was issued for.
+    if (!resourceCovers(m_options.serverUrl, url))
+        return {};
+    return authorizationHeader();
+}
+
 void OAuthClient::setState(State state)
 {
     if (m_state == state)
