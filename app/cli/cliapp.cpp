@@ -84,6 +84,7 @@ int CliApp::start(const QStringList& arguments)
 
     m_engine = new Engine(this);
     m_engine->setResponder(&m_responder);
+    m_engine->setAuthBrowser(m_authBrowser);
     m_connection = m_engine->addServer(m_config);
     // Whatever a command prints, and the files it writes, pass through the engine's redactor.
     RedactingOutput::setRedactor(m_engine->redactor());
@@ -111,6 +112,21 @@ int CliApp::start(const QStringList& arguments)
         });
     });
     connect(m_connection, &ServerConnection::ready, this, &CliApp::onReady);
+    if (ServerAuth* auth = m_connection->auth()) {
+        connect(auth, &ServerAuth::browserNeeded, this, &CliApp::openBrowser);
+        connect(auth, &ServerAuth::problem, this, [this](const QString& message) {
+            m_err << "mcpscope-cli: " << message << '\n';
+            m_err.flush();
+        });
+        connect(auth, &ServerAuth::stateChanged, this, [this, auth](ServerAuth::State state) {
+            static bool warned = false;
+            if (state == ServerAuth::State::Authorizing && !auth->storeIsPersistent() && !std::exchange(warned, true)) {
+                m_err << "mcpscope-cli: warning: tokens are kept in " << auth->storeDescription()
+                      << "; they are lost when this command ends\n";
+                m_err.flush();
+            }
+        });
+    }
     if (m_log) {
         connect(m_engine, &Engine::callUpdated, this, [this](const CallRecord& record) {
             if (!record.isFinished())
@@ -133,10 +149,27 @@ int CliApp::start(const QStringList& arguments)
             return;
         }
         const ClientSession* session = m_connection->session();
+        if (m_connection->state() == ServerConnection::State::NeedsAuth) {
+            fail(message, ExitAuthRequired);
+            return;
+        }
         fail(message, session ? exitCodeFor(FailureClassifier::kindOf(session->lastFailure())) : ExitTransportFailure);
     });
     m_connection->connectToServer();
     return ExitStillRunning;
+}
+
+void CliApp::openBrowser(const QUrl& url)
+{
+    // The URL carries no secret (PKCE sends only the challenge), so it may be shown.
+    m_err << "mcpscope-cli: authorize McpScope for server '" << m_config.name << "' in your browser:\n  "
+          << url.toString(QUrl::FullyEncoded) << '\n';
+    m_err.flush();
+    if (!QProcess::startDetached(QStringLiteral("xdg-open"), { url.toString(QUrl::FullyEncoded) }))
+        fail(tr("server '%1' needs authorization in a browser, and none could be started (xdg-open); open the "
+                "URL above in one, or use --auth-browser none, or --grant client_credentials")
+                 .arg(m_config.name),
+            ExitAuthRequired);
 }
 
 void CliApp::onReady()

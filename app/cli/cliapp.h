@@ -2,10 +2,13 @@
 
 #include "calllog/callrecord.h"
 #include "config/serverconfig.h"
+#include "engine/serverauth.h"
 #include "exitcodes.h"
 #include "session/clientsession.h"
 #include "session/scriptedresponder.h"
 
+#include <QCommandLineOption>
+#include <QCommandLineParser>
 #include <QFile>
 #include <QObject>
 #include <QStringList>
@@ -37,6 +40,11 @@ Q_SIGNALS:
 
 private:
     bool parse(const QStringList& arguments, QString* error);
+    bool parseAuthOptions(const QCommandLineParser& parser, const QCommandLineOption& clientIdOpt,
+        const QCommandLineOption& clientSecretOpt, const QCommandLineOption& clientKeyOpt,
+        const QCommandLineOption& grantOpt, const QCommandLineOption& authBrowserOpt, QString* error);
+    /// The system browser opens an authorization URL (xdg-open); when it cannot, the URL is printed.
+    void openBrowser(const QUrl& url);
     void onReady();
     void runCommand();
     /// Sends one request through Engine::call with the command's timeout (and progress for a tools/call).
@@ -63,6 +71,7 @@ private:
     bool m_progress = false;
     QString m_logLevel;
     qint64 m_timeoutMs = 60000;
+    ServerAuth::Browser m_authBrowser = ServerAuth::Browser::External;
     ScriptedResponder m_responder;
     Engine* m_engine = nullptr;
     ServerConnection* m_connection = nullptr;

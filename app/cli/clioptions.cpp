@@ -46,6 +46,13 @@ QString CliApp::helpText()
                "      --secret-header \"K: V\"  a header whose value is secret: never shown or logged\n"
                "      --transport http|sse|auto  force a transport (default auto)\n"
                "      --insecure              do not verify the server's TLS certificate\n"
+               "      --client-id ID          OAuth client id registered for McpScope at the authorization server\n"
+               "      --client-secret SECRET  its client secret (never shown or logged; the keychain keeps tokens)\n"
+               "      --client-key FILE       an EC P-256 private key (PEM): client_credentials with "
+               "private_key_jwt\n"
+               "      --grant authorization_code|client_credentials  the OAuth grant (default authorization_code)\n"
+               "      --auth-browser system|none  how to authorize: open the system browser (default), or perform\n"
+               "                              the authorization request here and read the code from its redirect\n"
                "  --server NAME --config FILE a server from a workspace or any mcp.json dialect\n"
                "\n"
                "Commands:\n"
@@ -101,6 +108,68 @@ QString CliApp::helpText()
         + exitCodesHelp();
 }
 
+bool CliApp::parseAuthOptions(const QCommandLineParser& parser, const QCommandLineOption& clientIdOpt,
+    const QCommandLineOption& clientSecretOpt, const QCommandLineOption& clientKeyOpt,
+    const QCommandLineOption& grantOpt, const QCommandLineOption& authBrowserOpt, QString* error)
+{
+    const bool any = parser.isSet(clientIdOpt) || parser.isSet(clientSecretOpt) || parser.isSet(clientKeyOpt)
+        || parser.isSet(grantOpt) || parser.isSet(authBrowserOpt);
+    if (any && !m_config.isHttp()) {
+        *error = tr("--client-id, --client-secret, --client-key, --grant and --auth-browser are for an HTTP server");
+        return false;
+    }
+    if (parser.isSet(clientIdOpt))
+        m_config.oauthClientId = parser.value(clientIdOpt);
+    if (parser.isSet(clientSecretOpt)) {
+        // Never echoed, not even in an error.
+        m_config.oauthClientSecret = parser.value(clientSecretOpt);
+        if (m_config.oauthClientSecret.isEmpty()) {
+            *error = tr("--client-secret needs a value");
+            return false;
+        }
+    }
+    if (parser.isSet(clientKeyOpt)) {
+        QFile file;
+        QString reason;
+        if (!RegularFile::open(parser.value(clientKeyOpt), &file, &reason)) {
+            *error = tr("cannot read the --client-key file %1: %2").arg(parser.value(clientKeyOpt), reason);
+            return false;
+        }
+        m_config.oauthClientKeyPem = file.read(64 * 1024);
+        if (!m_config.oauthClientKeyPem.contains("PRIVATE KEY-----")) {
+            *error = tr("the --client-key file %1 holds no PEM private key").arg(parser.value(clientKeyOpt));
+            return false;
+        }
+    }
+    if (parser.isSet(grantOpt)) {
+        const QString grant = parser.value(grantOpt);
+        if (grant != QLatin1String("authorization_code") && grant != QLatin1String("client_credentials")) {
+            *error = tr("--grant must be authorization_code or client_credentials, not '%1'").arg(grant);
+            return false;
+        }
+        m_config.oauthGrant = grant;
+    }
+    if ((!m_config.oauthClientSecret.isEmpty() || !m_config.oauthClientKeyPem.isEmpty())
+        && m_config.oauthClientId.isEmpty()) {
+        *error = tr("--client-secret and --client-key need --client-id");
+        return false;
+    }
+    if (m_config.oauthGrant == QLatin1String("client_credentials") && m_config.oauthClientSecret.isEmpty()
+        && m_config.oauthClientKeyPem.isEmpty()) {
+        *error = tr("--grant client_credentials needs --client-id with --client-secret or --client-key");
+        return false;
+    }
+    if (parser.isSet(authBrowserOpt)) {
+        const QString browser = parser.value(authBrowserOpt);
+        if (browser != QLatin1String("system") && browser != QLatin1String("none")) {
+            *error = tr("--auth-browser must be system or none, not '%1'").arg(browser);
+            return false;
+        }
+        m_authBrowser = browser == QLatin1String("none") ? ServerAuth::Browser::None : ServerAuth::Browser::External;
+    }
+    return true;
+}
+
 bool CliApp::parse(const QStringList& arguments, QString* error)
 {
     QCommandLineParser parser;
@@ -128,10 +197,16 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption helpOpt(QStringList { QStringLiteral("h"), QStringLiteral("help") });
     const QCommandLineOption versionOpt(QStringLiteral("version"));
     const QCommandLineOption faultProxyOpt(QStringLiteral("fault-proxy"));
+    const QCommandLineOption clientIdOpt(QStringLiteral("client-id"), {}, QStringLiteral("id"));
+    const QCommandLineOption clientSecretOpt(QStringLiteral("client-secret"), {}, QStringLiteral("secret"));
+    const QCommandLineOption clientKeyOpt(QStringLiteral("client-key"), {}, QStringLiteral("file"));
+    const QCommandLineOption grantOpt(QStringLiteral("grant"), {}, QStringLiteral("grant"));
+    const QCommandLineOption authBrowserOpt(QStringLiteral("auth-browser"), {}, QStringLiteral("system|none"));
     const QCommandLineOption logOpt(QStringLiteral("log"), {}, QStringLiteral("file"));
     parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt,
         envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt,
-        samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt });
+        samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt,
+        clientKeyOpt, grantOpt, authBrowserOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
@@ -289,6 +364,8 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     }
     if (parser.isSet(insecureOpt))
         m_config.tlsVerify = false;
+    if (!parseAuthOptions(parser, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt, error))
+        return false;
     m_config.requestTimeoutMs = int(std::min<qint64>(m_timeoutMs, std::numeric_limits<int>::max()));
 
     QJsonObject script;

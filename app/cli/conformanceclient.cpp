@@ -1,13 +1,14 @@
 #include "conformanceclient.h"
 
 #include "auth/oauthclient.h"
+#include "auth/tokenstore.h"
+#include "conformancecontext.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "exitcodes.h"
 #include "recovery/failureclassifier.h"
 #include "redactingoutput.h"
 #include "transport/httpcommon.h"
-#include "transport/streamablehttptransport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -19,36 +20,8 @@
 namespace mcpscope {
 
 namespace {
-// MCP-NOTES "Authorization" §8: re-authorize at most three times for one operation.
-constexpr int MaxAuthorizations = 3;
 constexpr int RequestTimeoutMs = 20000; // the suite gives a whole scenario 30 s
 constexpr int CloseGraceMs = 5000;
-
-/// The challenge a call that ended for want of authorization was answered with: its last attempt's
-/// HTTP status and response headers (WWW-Authenticate carries the scopes and the metadata URL).
-TransportFailure challengeOf(const CallRecord& record)
-{
-    TransportFailure failure;
-    failure.event = TransportEvent::HttpStatus;
-    if (record.attempts.isEmpty())
-        return failure;
-    const CallAttempt& attempt = record.attempts.last();
-    failure.requestWritten = attempt.written;
-    failure.httpStatus = attempt.httpStatus;
-    for (const HttpExchange& http : attempt.exchange.http) {
-        if (http.status == attempt.httpStatus)
-            failure.headers = http.responseHeaders;
-    }
-    return failure;
-}
-
-bool needsAuthorization(const CallRecord& record)
-{
-    if (record.outcome != CallOutcome::NeedsAuth || record.attempts.isEmpty())
-        return false;
-    const std::optional<FailureKind> kind = record.attempts.last().failureKind;
-    return kind == FailureKind::AuthRequired || kind == FailureKind::InsufficientScope;
-}
 
 /// The message of a call that did not succeed, as the engine wrote it into the record.
 QString describe(const CallRecord& record)
@@ -129,42 +102,27 @@ int ConformanceClient::start(const QStringList& args)
     config.url = url;
     config.transport = TransportKind::StreamableHttp;
     config.requestTimeoutMs = RequestTimeoutMs;
-    // One operation is up to MaxAuthorizations + 1 calls that each end needing authorization: those
-    // are the authorization loop's own steps, not a server failing, so they must not open the breaker.
-    config.breakerThreshold = MaxAuthorizations + 1;
-
-    OAuthClient::Options oauth;
-    oauth.serverName = config.name;
-    oauth.serverUrl = url;
-    oauth.clientId = context.value(QLatin1String("client_id")).toString();
-    oauth.clientSecret = context.value(QLatin1String("client_secret")).toString();
-    oauth.clientMetadataUrl = clientMetadataUrl();
-    oauth.requestTimeoutMs = RequestTimeoutMs;
-    m_oauth = new OAuthClient(oauth, this);
-    connect(m_oauth, &OAuthClient::log, this, &ConformanceClient::say);
-    connect(m_oauth, &OAuthClient::authorized, this, [this] {
-        // The token is a secret from now on, in the records, the wire log and everything printed.
-        m_engine->addCredential(QString::fromLatin1(m_oauth->authorizationHeader()));
-        if (m_connection && m_connection->session())
-            applyAuthorization(m_connection->session());
-        if (auto next = std::exchange(m_afterAuthorization, {}))
-            next();
-    });
-    connect(m_oauth, &OAuthClient::failed, this, [this](const QString& message) {
-        m_afterAuthorization = {};
-        finish(ExitAuthRequired, message);
-    });
 
     m_engine = new Engine(this);
     m_engine->setResponder(&m_responder);
+    // The suite's mock authorization servers redirect at once: no browser. Tokens live only as long as
+    // the scenario, so they stay in memory instead of the user's keychain.
+    m_engine->setAuthBrowser(ServerAuth::Browser::None);
+    m_engine->setTokenStore(TokenStore::createMemory(tr("a conformance run keeps its tokens in memory")));
+    m_engine->setAuthOptionsAdjuster([context](const ServerConfig&, OAuthClient::Options& options) {
+        options.clientMetadataUrl = clientMetadataUrl();
+        options.requestTimeoutMs = RequestTimeoutMs;
+        applyConformanceContext(context, options);
+    });
     m_connection = m_engine->addServer(config);
     RedactingOutput::setRedactor(m_engine->redactor());
     connect(m_engine, &Engine::redactorChanged, this, [this] { RedactingOutput::setRedactor(m_engine->redactor()); });
     connect(m_connection, &ServerConnection::sessionCreated, this, [this](ClientSession* session) {
-        applyAuthorization(session);
         connect(session, &ClientSession::protocolWarning, this,
             [this](const QString& warning) { say(tr("warning: %1").arg(warning)); });
     });
+    if (ServerAuth* auth = m_connection->auth())
+        connect(auth, &ServerAuth::log, this, &ConformanceClient::say);
     connect(m_engine, &Engine::serverLog, this, [this](const QString&, const QString& line) { say(line); });
     connect(m_connection, &ServerConnection::ready, this, &ConformanceClient::onReady);
     connect(m_connection, &ServerConnection::failed, this, &ConformanceClient::onConnectionFailed);
@@ -174,61 +132,22 @@ int ConformanceClient::start(const QStringList& args)
     return ExitStillRunning;
 }
 
-void ConformanceClient::applyAuthorization(ClientSession* session) const
-{
-    // The token is set on this server's transport only, never sent anywhere else.
-    auto* http = qobject_cast<StreamableHttpTransport*>(session->transport());
-    if (http && m_oauth->hasToken())
-        http->setAuthorization(m_oauth->authorizationHeader());
-}
-
 void ConformanceClient::onConnectionFailed(const QString& message)
 {
     if (m_exitCode >= 0)
         return;
     // Once the scenario's requests run, their own records say how they ended: a session that fails
-    // while the engine heals for one of them ends that call, which withAuthorization() judges.
+    // while the engine heals for one of them ends that call.
     if (m_planStarted) {
         say(message);
         return;
     }
-    const ClientSession* session = m_connection->session();
-    const bool initializeFailed = session && session->details().protocolVersion.isEmpty();
-    if (initializeFailed) {
-        const TransportFailure& failure = session->initializeFailure();
-        const FailureKind kind = FailureClassifier::kindOf(failure);
-        if (kind == FailureKind::AuthRequired || kind == FailureKind::InsufficientScope) {
-            if (m_initializeAuthorizations >= MaxAuthorizations) {
-                finish(ExitAuthRequired,
-                    tr("%1 (gave up after %2 authorizations)").arg(message).arg(m_initializeAuthorizations));
-                return;
-            }
-            ++m_initializeAuthorizations;
-            authorizeThen(failure, [this] { m_connection->connectToServer(); });
-            return;
-        }
+    if (m_connection->state() == ServerConnection::State::NeedsAuth) {
+        finish(ExitAuthRequired, message);
+        return;
     }
+    const ClientSession* session = m_connection->session();
     finish(session ? exitCodeFor(FailureClassifier::kindOf(session->lastFailure())) : ExitTransportFailure, message);
-}
-
-void ConformanceClient::authorizeThen(const TransportFailure& failure, std::function<void()> next)
-{
-    m_afterAuthorization = std::move(next);
-    m_oauth->authorize(failure);
-}
-
-void ConformanceClient::withAuthorization(const Action& action, const CallDone& done, int attempt)
-{
-    // The engine's R2/R3 can only reconnect: it has no credentials to fetch. So a call that ended
-    // needing authorization is authorized here and made again, as a new call with its own record.
-    action([this, action, done, attempt](const CallRecord& record) {
-        if (!needsAuthorization(record) || attempt >= MaxAuthorizations || m_exitCode >= 0) {
-            done(record);
-            return;
-        }
-        authorizeThen(
-            challengeOf(record), [this, action, done, attempt] { withAuthorization(action, done, attempt + 1); });
-    });
 }
 
 void ConformanceClient::onReady()
@@ -241,11 +160,8 @@ void ConformanceClient::onReady()
     say(tr("initialized %1 %2 (protocol %3)")
             .arg(details.serverInfo.value(QLatin1String("name")).toString(),
                 details.serverInfo.value(QLatin1String("version")).toString(), details.protocolVersion));
-    withAuthorization(
-        [this](CallDone done) {
-            m_engine->list(m_connection->name(), QStringLiteral("tools/list"), QStringLiteral("tools"), callOptions(),
-                std::move(done));
-        },
+    // A 401 or 403 on the way is the engine's R2/R3: it authorizes and sends the request once more.
+    m_engine->list(m_connection->name(), QStringLiteral("tools/list"), QStringLiteral("tools"), callOptions(),
         [this](const CallRecord& record) {
             if (record.outcome != CallOutcome::Success) {
                 finish(exitCodeFor(record.outcome), describe(record));
@@ -280,12 +196,8 @@ void ConformanceClient::callTool(const QList<ToolInfo>& tools)
         return;
     }
     say(tr("calling %1").arg(m_plan.tool));
-    withAuthorization(
-        [this](CallDone done) {
-            m_engine->call(m_connection->name(), QStringLiteral("tools/call"),
-                { { QStringLiteral("name"), m_plan.tool }, { QStringLiteral("arguments"), m_plan.arguments } },
-                callOptions(), std::move(done));
-        },
+    m_engine->call(m_connection->name(), QStringLiteral("tools/call"),
+        { { QStringLiteral("name"), m_plan.tool }, { QStringLiteral("arguments"), m_plan.arguments } }, callOptions(),
         [this](const CallRecord& record) {
             if (record.outcome != CallOutcome::Success && record.outcome != CallOutcome::ToolError) {
                 finish(exitCodeFor(record.outcome), describe(record));

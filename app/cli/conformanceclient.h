@@ -16,7 +16,6 @@
 namespace mcpscope {
 
 class Engine;
-class OAuthClient;
 class ServerConnection;
 
 /// `mcpscope-cli conformance URL`: the client side of the official MCP conformance suite
@@ -24,10 +23,11 @@ class ServerConnection;
 ///
 /// Drives a real Engine with one server over Streamable HTTP: initialize, tools/list, then the tool call
 /// the scenario (MCP_CONFORMANCE_SCENARIO) asks for, each request through Engine::call. Server requests are
-/// answered by a ScriptedResponder. The engine cannot fetch credentials yet, so a connect or a call that
-/// ends for want of them (a 401, or a 403 with insufficient_scope) runs the OAuth flow (OAuthClient) here
-/// and is made again, at most three times per operation. Pre-registered client credentials come from
-/// MCP_CONFORMANCE_CONTEXT.
+/// answered by a ScriptedResponder. Authorization is the engine's, as for every other command: a 401 or a
+/// 403 with insufficient_scope is R2/R3 (ServerAuth runs the OAuth flow without a browser, then the request
+/// is sent once more), and an initialize that needs credentials is authorized before the session starts
+/// again. Pre-registered client credentials and the extension grants' inputs come from
+/// MCP_CONFORMANCE_CONTEXT (conformancecontext.h).
 ///
 /// Signals: finished once, with an ExitCode (exitcodes.h), after the session was closed.
 class ConformanceClient : public QObject
@@ -57,17 +57,10 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    using CallDone = std::function<void(const CallRecord&)>;
-    using Action = std::function<void(CallDone)>;
-
     void onConnectionFailed(const QString& message);
     void onReady();
     void callTool(const QList<ToolInfo>& tools);
     CallOptions callOptions() const;
-    /// Runs action; when its call ends needing authorization, authorizes and runs it again (at most 3 times).
-    void withAuthorization(const Action& action, const CallDone& done, int attempt = 0);
-    void authorizeThen(const TransportFailure& failure, std::function<void()> next);
-    void applyAuthorization(ClientSession* session) const;
     void printToolResult(const QJsonObject& result);
     void finish(int exitCode, const QString& message = {});
     void emitFinished();
@@ -80,9 +73,6 @@ private:
     ScriptedResponder m_responder;
     Engine* m_engine = nullptr;
     ServerConnection* m_connection = nullptr;
-    OAuthClient* m_oauth = nullptr;
-    std::function<void()> m_afterAuthorization;
-    int m_initializeAuthorizations = 0;
     int m_exitCode = -1;
     bool m_planStarted = false;
     bool m_finishedEmitted = false;

@@ -27,6 +27,8 @@ public:
 
     /// Binds 127.0.0.1:0. On failure returns false and sets *error.
     bool listen(QString* error = nullptr);
+    /// Tries preferredPort first (a registration made for its redirect URI stays valid), then any port.
+    bool listen(quint16 preferredPort, QString* error);
     bool isListening() const;
     /// http://127.0.0.1:<port>/mcpscope/oauth/callback; invalid before listen().
     QUrl redirectUri() const;

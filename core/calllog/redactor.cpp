@@ -87,6 +87,7 @@ void Redactor::addServer(const ServerConfig& config)
             addCredential(value);
     }
     addUrl(config.url);
+    addSecretValue(config.oauthClientSecret);
 }
 
 void Redactor::rebuild()

@@ -31,6 +31,8 @@ constexpr QLatin1String kHeaders("headers");
 constexpr QLatin1String kSecretHeaders("secretHeaders");
 constexpr QLatin1String kTlsVerify("tlsVerify");
 constexpr QLatin1String kLaunchCommand("launchCommand");
+constexpr QLatin1String kOAuthClientId("oauthClientId");
+constexpr QLatin1String kOAuthGrant("oauthGrant");
 constexpr QLatin1String kRequestTimeoutMs("requestTimeoutMs");
 constexpr QLatin1String kKeepaliveIntervalSec("keepaliveIntervalSec");
 constexpr QLatin1String kMaxResponseBytes("maxResponseBytes");
@@ -266,6 +268,10 @@ QJsonObject ServerConfig::toJson() const
         json.insert(kTlsVerify, tlsVerify);
     if (!launchCommand.isEmpty())
         json.insert(kLaunchCommand, launchCommand);
+    if (!oauthClientId.isEmpty())
+        json.insert(kOAuthClientId, oauthClientId);
+    if (!oauthGrant.isEmpty())
+        json.insert(kOAuthGrant, oauthGrant);
     if (requestTimeoutMs != defaults.requestTimeoutMs)
         json.insert(kRequestTimeoutMs, requestTimeoutMs);
     if (keepaliveIntervalSec != defaults.keepaliveIntervalSec)
@@ -333,6 +339,13 @@ ServerConfig ServerConfig::fromJson(
     reader.stringList(kSecretHeaders, &config.secretHeaders);
     reader.boolean(kTlsVerify, &config.tlsVerify);
     reader.string(kLaunchCommand, &config.launchCommand);
+    reader.string(kOAuthClientId, &config.oauthClientId);
+    reader.string(kOAuthGrant, &config.oauthGrant);
+    if (!reader.failed() && !config.oauthGrant.isEmpty() && config.oauthGrant != QLatin1String("authorization_code")
+        && config.oauthGrant != QLatin1String("client_credentials"))
+        reader.fail(kOAuthGrant,
+            Text::tr("unknown OAuth grant \"%1\" (expected \"authorization_code\" or \"client_credentials\")")
+                .arg(config.oauthGrant));
 
     reader.integer(kRequestTimeoutMs, 1, &config.requestTimeoutMs);
     reader.integer(kKeepaliveIntervalSec, 0, &config.keepaliveIntervalSec);

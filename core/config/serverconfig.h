@@ -63,6 +63,13 @@ struct ServerConfig
     // Started before connecting, for servers that only exist while their process runs.
     // A shell-style command line, meant for QProcess::splitCommand().
     QString launchCommand;
+    // OAuth (issue 13). The client id is public and lives in the workspace; the secret and the private key
+    // never do: the token store keeps them, and these two in-memory fields only carry them from the CLI's
+    // --client-secret / --client-key (toJson() never writes them).
+    QString oauthClientId;
+    QString oauthGrant; // "" or "authorization_code" (a user in a browser), or "client_credentials"
+    QString oauthClientSecret;
+    QByteArray oauthClientKeyPem;
 
     // per-server policy
     int requestTimeoutMs = 60000;

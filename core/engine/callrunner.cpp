@@ -144,6 +144,8 @@ void CallRunner::send(const RequestOptions& ro)
     // The session the request really goes out on (a delay fault may have let a reconnect happen).
     if (!m_record.attempts.isEmpty())
         m_record.attempts.last().sessionId = session->sessionId();
+    if (ServerAuth* auth = m_connection->auth())
+        m_authGeneration = auth->tokenGeneration();
     const auto request = [this, session, &ro] {
         *m_requestId = QJsonValue(QJsonValue::Undefined);
         m_session = session;
@@ -298,11 +300,47 @@ void CallRunner::onAttemptReply(const Reply& reply)
             });
         return;
     case RecoveryAction::AuthThenRetry:
-    case RecoveryAction::StepUpThenRetry:
-        // Credentials are read per request; a fresh session is what this build can offer.
-        healThen(std::min(AuthWaitMs, std::max<qint64>(remainingMs(), 1)),
-            [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NeedsAuth); });
+    case RecoveryAction::StepUpThenRetry: {
+        ServerAuth* auth = m_connection->auth();
+        const qint64 waitMs = std::min(AuthWaitMs, std::max<qint64>(remainingMs(), 1));
+        if (!auth) {
+            // No credentials to fetch (auth not enabled): a fresh session is all there is to offer.
+            healThen(waitMs, [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NeedsAuth); });
+            return;
+        }
+        // R2/R3: one deduplicated flow per server; this call waits at most min(10 s, its deadline), and a
+        // wait that runs out leaves the flow running (RECOVERY.md §4). Credentials are read per request,
+        // so the retry needs no new session unless the old one is gone.
+        const qint64 started = wallClock();
+        auth->ensure(
+            reply.failure, waitMs, this,
+            [this, started, retryIfStillRouted](bool ok, const QString& error) {
+                if (m_finished)
+                    return;
+                m_record.events.append({ wallClock(), QStringLiteral("auth"),
+                    ok ? tr("authorized in %1 ms").arg(wallClock() - started)
+                       : tr("authorization did not finish: %1").arg(error) });
+                if (!ok) {
+                    m_record.error = { { QStringLiteral("message"), error },
+                        { QStringLiteral("failureKind"),
+                            failureKindName(m_record.attempts.last().failureKind.value_or(FailureKind::AuthRequired)) },
+                        { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+                    // Wanting credentials says nothing about the server's health: no strike.
+                    m_connection->breaker()->releaseProbe();
+                    finish(CallOutcome::NeedsAuth);
+                    return;
+                }
+                ClientSession* session = m_connection->session();
+                if (session && session->isReady()) {
+                    retryIfStillRouted(true, CallOutcome::NeedsAuth);
+                    return;
+                }
+                healThen(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)),
+                    [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NeedsAuth); });
+            },
+            m_authGeneration);
         return;
+    }
     case RecoveryAction::HealNoReplay:
         healThen(ReconnectWaitMs, [this](bool healed) {
             m_record.healed = healed;

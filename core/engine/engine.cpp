@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include "auth/tokenstore.h"
 #include "jsonrpc/pagedlist.h"
 
 #include <QDateTime>
@@ -17,6 +18,25 @@ Engine::~Engine()
     m_shuttingDown = true;
     interruptCalls(false);
     qDeleteAll(m_connections);
+}
+
+void Engine::setTokenStore(std::shared_ptr<TokenStore> store)
+{
+    m_tokenStore = std::move(store);
+}
+
+std::shared_ptr<TokenStore> Engine::tokenStore()
+{
+    if (!m_tokenStore) {
+        // One probe of the keychain per process: every engine (the app has one, tests make many) shares it.
+        static std::weak_ptr<TokenStore> shared;
+        m_tokenStore = shared.lock();
+        if (!m_tokenStore) {
+            m_tokenStore = TokenStore::createDefault();
+            shared = m_tokenStore;
+        }
+    }
+    return m_tokenStore;
 }
 
 void Engine::shutDown()
@@ -73,6 +93,9 @@ ServerConnection* Engine::addServer(const ServerConfig& config)
         [this, connection, redactor](const QString& kind, const QString& text) {
             Q_EMIT actionLogged(connection->name(), kind, redactor->redactText(text));
         });
+    connect(connection, &ServerConnection::secretLearned, this, &Engine::addCredential);
+    if (config.isHttp())
+        connection->enableAuth(tokenStore(), m_authBrowser, m_authAdjust);
     m_connections.append(connection);
     Q_EMIT redactorChanged();
     Q_EMIT serverAdded(connection);

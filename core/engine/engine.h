@@ -45,6 +45,16 @@ public:
 
     void connectAll();
 
+    /// Where OAuth tokens and client secrets are kept (issue 13). Unset, the first HTTP server makes the
+    /// engine use TokenStore::createDefault(): the keychain, or a memory-only store with a warning.
+    void setTokenStore(std::shared_ptr<TokenStore> store);
+    std::shared_ptr<TokenStore> tokenStore();
+    /// How an authorization-code flow reaches the user: External opens a browser (the app, the CLI's
+    /// default), None performs the authorization request itself (`--auth-browser none`, the conformance
+    /// mock). Applies to servers added from then on.
+    void setAuthBrowser(ServerAuth::Browser browser) { m_authBrowser = browser; }
+    void setAuthOptionsAdjuster(ServerAuth::OptionsAdjuster adjust) { m_authAdjust = std::move(adjust); }
+
     /// The one redactor of this engine: every server's secrets, and those added since. Every record,
     /// wire message, log line and text the engine emits has passed through it.
     const Redactor& redactor() const { return *m_redactor; }
@@ -82,6 +92,9 @@ private:
     ClientResponder* m_responder = nullptr;
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
     bool m_shuttingDown = false;
+    std::shared_ptr<TokenStore> m_tokenStore;
+    ServerAuth::Browser m_authBrowser = ServerAuth::Browser::None;
+    ServerAuth::OptionsAdjuster m_authAdjust;
 };
 
 } // namespace mcpscope

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace mcpscope {
 
@@ -42,8 +43,12 @@ public:
 
     enum class Browser { None, External };
 
+    /// Adjusts the OAuthClient options a config gives (the conformance client adds its Client ID Metadata
+    /// Document URL and the cross-app context).
+    using OptionsAdjuster = std::function<void(const ServerConfig&, OAuthClient::Options&)>;
+
     ServerAuth(const ServerConfig& config, std::shared_ptr<TokenStore> store, std::shared_ptr<Redactor> redactor,
-        Browser browser, QObject* parent = nullptr);
+        Browser browser, OptionsAdjuster adjust = {}, QObject* parent = nullptr);
     ~ServerAuth() override;
 
     State state() const { return m_state; }
@@ -63,8 +68,17 @@ public:
     /// that comes while one runs joins it), then calls done(ok, error) when it ended or waitMs passed,
     /// whichever is first. A wait that times out leaves the flow running. done is dropped when context
     /// goes away first.
+    /// tokenGeneration: tokenGeneration() when the failed request went out; a token obtained since then
+    /// answers a 401 at once, without another flow.
     void ensure(const TransportFailure& challenge, qint64 waitMs, QObject* context,
-        std::function<void(bool ok, const QString& error)> done);
+        std::function<void(bool ok, const QString& error)> done, quint64 tokenGeneration = 0);
+    /// Counts the access tokens obtained (flows and refreshes) since start.
+    quint64 tokenGeneration() const { return m_tokenGeneration; }
+    bool isFlowRunning() const { return m_flowRunning; }
+    /// Whether the token store has been read (tokens of an earlier run are restored asynchronously).
+    bool isLoaded() const { return m_loaded; }
+    /// A new configuration (the dialog): a changed URL, client or grant drops the client and its tokens.
+    void setConfig(const ServerConfig& config);
 
     // The Auth view's buttons.
     void authorizeNow();
@@ -84,9 +98,34 @@ Q_SIGNALS:
     void browserNeeded(const QUrl& authorizationUrl);
     void authorized();
     void problem(const QString& message);
+    /// A secret the engine's redactor must learn (a new access or refresh token, a client secret).
+    void secretLearned(const QString& value);
+    void loaded();
+    /// One line per OAuth step for people (OAuthClient::log, redacted).
+    void log(const QString& line);
 
 private:
+    struct Waiter
+    {
+        QPointer<QObject> context;
+        std::function<void(bool, const QString&)> done;
+        QTimer* timer = nullptr;
+    };
+
     void setState(State state);
+    void buildClient();
+    void load();
+    void persistTokens();
+    void persistClient();
+    void startFlow(const TransportFailure& challenge);
+    void startAuthorization(const std::optional<TransportFailure>& challenge);
+    bool prepareBrowser();
+    void finishWaiters(bool ok, const QString& error);
+    void scheduleRefresh();
+    void onAuthorized();
+    void onFailed(const QString& message);
+    QString redacted(const QString& text) const;
+    QString clientKey() const;
 
     ServerConfig m_config;
     std::shared_ptr<TokenStore> m_store;
@@ -94,9 +133,20 @@ private:
     Browser m_browser;
     OAuthClient* m_client = nullptr;
     RedirectListener* m_listener = nullptr;
+    OptionsAdjuster m_adjust;
     QTimer m_refreshTimer;
     State m_state = State::None;
     QString m_lastError;
+    QList<Waiter> m_waiters;
+    QList<std::function<void()>> m_afterLoad;
+    bool m_loaded = false;
+    bool m_flowRunning = false;
+    bool m_refreshing = false;
+    std::optional<TransportFailure> m_challenge; ///< of the flow in progress, for a re-authorization after a refused refresh
+    quint64 m_tokenGeneration = 0;
+    QString m_storedSecret;
+    QByteArray m_storedKey;
+    quint16 m_redirectPort = 0;
 };
 
 } // namespace mcpscope

@@ -5,6 +5,7 @@
 #include "fault/stdiofaultinjector.h"
 #include "localserverlauncher.h"
 #include "recovery/circuitbreaker.h"
+#include "recovery/failureclassifier.h"
 #include "recovery/reconnector.h"
 #include "transportfactory.h"
 
@@ -16,6 +17,9 @@ namespace mcpscope {
 
 namespace {
 constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
+constexpr int MaxInitializeAuthorizations = 3; // MCP-NOTES "Authorization" §8
+constexpr qint64 AutomaticAuthWaitMs = 60000; // a flow without a user: discovery, registration, token
+constexpr qint64 BrowserAuthWaitMs = 10 * 60000; // a user in a browser
 
 constexpr EnumName<ServerConnection::State> StateEntries[] = {
     { ServerConnection::State::Disconnected, u"disconnected" },
@@ -118,9 +122,31 @@ void ServerConnection::connectNotify(const QMetaMethod& signal)
     QObject::connectNotify(signal);
 }
 
+void ServerConnection::enableAuth(
+    std::shared_ptr<TokenStore> store, ServerAuth::Browser browser, ServerAuth::OptionsAdjuster adjust)
+{
+    if (m_auth || !m_config.isHttp())
+        return;
+    m_auth = new ServerAuth(m_config, std::move(store), m_redactor, browser, std::move(adjust), this);
+    connect(m_auth, &ServerAuth::secretLearned, this, &ServerConnection::secretLearned);
+    connect(m_auth, &ServerAuth::stateChanged, this, [this](ServerAuth::State state) {
+        if (state == ServerAuth::State::NeedsUser && (m_state != State::Ready && m_state != State::Suspect))
+            setState(State::NeedsAuth);
+    });
+    connect(m_auth, &ServerAuth::authorized, this, [this] {
+        // The user finished a flow the connection had given up waiting for: connect now.
+        if (m_state == State::NeedsAuth) {
+            m_initializeAuthorizations = 0;
+            connectToServer();
+        }
+    });
+}
+
 void ServerConnection::setConfig(const ServerConfig& config)
 {
     m_config = config;
+    if (m_auth)
+        m_auth->setConfig(config);
     ++m_generation;
     applyBreakerSettings();
     // The old credentials stay secret too: exchanges of requests still in flight may carry them.
@@ -206,6 +232,40 @@ bool ServerConnection::fallBackToLegacySse()
     return true;
 }
 
+bool ServerConnection::authorizeInitialize(const QString& message)
+{
+    if (!m_auth || !m_session || !m_session->details().protocolVersion.isEmpty())
+        return false;
+    const TransportFailure failure = m_session->initializeFailure();
+    const FailureKind kind = FailureClassifier::kindOf(failure);
+    if (kind != FailureKind::AuthRequired && kind != FailureKind::InsufficientScope)
+        return false;
+    if (m_initializeAuthorizations >= MaxInitializeAuthorizations) {
+        m_lastError = tr("%1 (gave up after %2 authorizations)").arg(message).arg(m_initializeAuthorizations);
+        setState(State::NeedsAuth);
+        Q_EMIT failed(m_lastError);
+        return true;
+    }
+    ++m_initializeAuthorizations;
+    Q_EMIT serverLog(tr("Server '%1' asks for authorization (HTTP %2); authorizing.")
+                         .arg(m_config.name)
+                         .arg(failure.httpStatus));
+    setState(State::Connecting);
+    const bool browser = m_auth->client()->options().browser == OAuthClient::Browser::External
+        && m_config.oauthGrant != QLatin1String("client_credentials");
+    m_auth->ensure(failure, browser ? BrowserAuthWaitMs : AutomaticAuthWaitMs, this,
+        [this, message](bool ok, const QString& error) {
+            if (ok) {
+                connectToServer();
+                return;
+            }
+            m_lastError = tr("Server '%1' needs authorization: %2").arg(m_config.name, error.isEmpty() ? message : error);
+            setState(State::NeedsAuth);
+            Q_EMIT failed(m_lastError);
+        });
+    return true;
+}
+
 void ServerConnection::startSession(TransportKind kind)
 {
     if (m_session) {
@@ -221,7 +281,8 @@ void ServerConnection::startSession(TransportKind kind)
     if (m_endpointOverride.isValid() && effective.isHttp())
         effective.url = m_endpointOverride;
     QString error;
-    std::unique_ptr<Transport> transport = createTransport(effective, &error);
+    std::unique_ptr<Transport> transport
+        = createTransport(effective, &error, m_auth ? m_auth->credentials() : nullptr, m_config.url);
     if (!transport) {
         fail(error);
         return;
@@ -237,11 +298,12 @@ void ServerConnection::startSession(TransportKind kind)
     m_session = session;
     connect(session, &ClientSession::stateChanged, this, &ServerConnection::onSessionState);
     connect(session, &ClientSession::ready, this, [this, session] {
+        m_initializeAuthorizations = 0;
         // The tool list is the annotation snapshot every call decision reads.
         session->listTools([this](const Reply&) { Q_EMIT ready(); }, this);
     });
     connect(session, &ClientSession::failed, this, [this](const QString& message) {
-        if (fallBackToLegacySse())
+        if (fallBackToLegacySse() || authorizeInitialize(message))
             return;
         const bool wasUp = m_state == State::Ready || m_state == State::Suspect;
         const QString dropped = m_session ? m_session->sessionId() : QString();

@@ -6,6 +6,7 @@
 #include "fault/faultproxy.h"
 #include "fault/stdiofault.h"
 #include "recovery/retrypolicy.h"
+#include "serverauth.h"
 #include "session/clientsession.h"
 
 #include <QHash>
@@ -23,6 +24,7 @@ class FaultProxy;
 class LocalServerLauncher;
 class Reconnector;
 class StdioFaultInjector;
+class TokenStore;
 
 /// Options for one call through the recovery machinery.
 struct CallOptions
@@ -87,6 +89,12 @@ public:
     /// The fault proxy in front of this server, when its configuration asks for one (viaFaultProxy);
     /// created on the first connect.
     FaultProxy* faultProxy() const { return m_proxy; }
+    /// An HTTP server's OAuth (issue 13): tokens from store, flows that open a browser or not. Without it a
+    /// 401 only reconnects. The engine calls this for every HTTP server it adds.
+    void enableAuth(std::shared_ptr<TokenStore> store, ServerAuth::Browser browser,
+        ServerAuth::OptionsAdjuster adjust = {});
+    /// The server's OAuth, or null (stdio, or auth not enabled).
+    ServerAuth* auth() const { return m_auth; }
     /// The local process started by the configuration's launchCommand, if it is running.
     bool launcherRunning() const;
 
@@ -131,6 +139,8 @@ Q_SIGNALS:
     void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
     void callUpdated(const mcpscope::CallRecord& record);
     void actionLogged(const QString& kind, const QString& text);
+    /// A secret learned at run time (an OAuth token): the engine's redactor must know it.
+    void secretLearned(const QString& value);
 
 protected:
     void connectNotify(const QMetaMethod& signal) override;
@@ -145,6 +155,8 @@ private:
     bool fallBackToLegacySse();
     void onSessionState(ClientSession::State state);
     void reconnectSession(std::function<void(bool, const QString&, const QString&)> done);
+    /// initialize ended for want of credentials: authorize, then connect again. False when it cannot.
+    bool authorizeInitialize(const QString& message);
 
     ServerConfig m_config;
     quint64 m_generation = 1;
@@ -163,6 +175,8 @@ private:
     /// Keeps this server's credentials out of the wire exchanges call records carry.
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
     StdioFaultInjector* m_stdioFaults = nullptr;
+    ServerAuth* m_auth = nullptr;
+    int m_initializeAuthorizations = 0; ///< since the last ready session (MCP-NOTES "Authorization" §8: 3)
 };
 
 } // namespace mcpscope

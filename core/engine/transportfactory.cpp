@@ -22,7 +22,8 @@ void setTransportFactory(TransportFactory factory)
     factoryOverride() = std::move(factory);
 }
 
-std::unique_ptr<Transport> createTransport(const ServerConfig& config, QString* error)
+std::unique_ptr<Transport> createTransport(
+    const ServerConfig& config, QString* error, const CredentialProvider* credentials, const QUrl& credentialUrl)
 {
     if (const TransportFactory& factory = factoryOverride())
         return factory(config, error);
@@ -63,6 +64,8 @@ std::unique_ptr<Transport> createTransport(const ServerConfig& config, QString* 
     options.headers = config.headers;
     options.tlsVerify = config.tlsVerify;
     options.maxResponseBytes = config.maxResponseBytes;
+    options.credentials = credentials;
+    options.credentialUrl = credentialUrl.isValid() ? credentialUrl : config.url;
     if (config.transport == TransportKind::LegacySse)
         return std::make_unique<LegacySseTransport>(options);
     return std::make_unique<StreamableHttpTransport>(options);

@@ -19,8 +19,18 @@ HttpRequest HttpCommon::makeRequest(const QByteArray& method, const QUrl& url, c
     request.tlsVerify = options.tlsVerify;
     request.redirects = HttpRequest::Redirects::SameOrigin; // another origin would get our headers (credentials)
     request.headers.reserve(options.headers.size() + 4);
-    for (const auto& [name, value] : options.headers)
+    bool configuredAuthorization = false;
+    for (const auto& [name, value] : options.headers) {
         request.headers.append({ name.toUtf8(), value.toUtf8() });
+        configuredAuthorization = configuredAuthorization || name.compare(QLatin1String("Authorization"), Qt::CaseInsensitive) == 0;
+    }
+    // An Authorization header the user configured wins over OAuth: it is what they asked to send.
+    if (options.credentials && !configuredAuthorization) {
+        const QByteArray authorization
+            = options.credentials->authorizationFor(options.credentialUrl.isValid() ? options.credentialUrl : url);
+        if (!authorization.isEmpty())
+            request.headers.append({ QByteArrayLiteral("Authorization"), authorization });
+    }
     return request;
 }
 

@@ -72,8 +72,6 @@ HttpRequest StreamableHttpTransport::makeRequest(const QByteArray& method) const
         request.headers.append({ SessionHeader, m_sessionId.toLatin1() });
     if (!m_protocolVersion.isEmpty())
         request.headers.append({ ProtocolHeader, m_protocolVersion.toLatin1() });
-    if (!m_authorization.isEmpty())
-        request.headers.append({ QByteArrayLiteral("Authorization"), m_authorization });
     return request;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "credentialprovider.h"
 #include "httpclient.h"
 #include "sseparser.h"
 #include "transport.h"
@@ -22,6 +23,9 @@ struct HttpTransportOptions
     bool tlsVerify = true;
     qint64 maxResponseBytes = 64LL * 1024 * 1024;
     int maxResumeAttempts = 3;
+    /// Read for every request (RECOVERY.md §4: a refreshed token needs no reconnect); may be null.
+    const CredentialProvider* credentials = nullptr;
+    QUrl credentialUrl; ///< the URL the credentials are for: the configured server, not a proxy in front of it
     int defaultRetryMs = 1000; ///< wait before resuming a stream when the server gave no retry:
 };
 
@@ -52,7 +56,6 @@ public:
     void terminateSession() override;
 
     /// Adds the configured headers, session id and protocol version. Credentials are read per request.
-    void setAuthorization(const QByteArray& value) { m_authorization = value; }
     /// How many times a request's stream was resumed with Last-Event-ID.
     int resumedStreams() const { return m_resumedStreams; }
 
@@ -97,7 +100,6 @@ private:
     QString m_sessionId;
     QString m_localIdentity;
     QString m_protocolVersion;
-    QByteArray m_authorization;
     QList<std::shared_ptr<Exchange>> m_exchanges;
     std::shared_ptr<Exchange> m_getStream;
     int m_getStreamFailures = 0;
