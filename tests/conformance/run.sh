@@ -1,19 +1,20 @@
 #!/bin/sh
-# Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against mcpscope-cli's client
-# mode: `--suite core`, then `--suite backcompat`. Fails on any failed or warning check (the suite counts a
-# WARNING as a failure) unless the scenario is listed in the expected-failures file.
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16) against mcpscope-cli's
+# client mode: `--suite all`, which is every client scenario (core, auth, backcompat, draft and the
+# extension grants): 26 of them. Passes only when all 26 pass with no failed and no warning check (the
+# suite counts a WARNING as a failure). There is no expected-failures file: a scenario that fails fails.
 #
-# usage: run.sh NODE PEERS_DIR CLI OUTPUT_DIR [EXPECTED_FAILURES_YML]
+# usage: run.sh NODE PEERS_DIR CLI OUTPUT_DIR
 set -u
 if [ $# -lt 4 ]; then
-    echo "usage: $0 NODE PEERS_DIR CLI OUTPUT_DIR [EXPECTED_FAILURES_YML]" >&2
+    echo "usage: $0 NODE PEERS_DIR CLI OUTPUT_DIR" >&2
     exit 2
 fi
 node=$1
 peers=$2
 cli=$3
 out=$4
-expected=${5:-}
+scenarios=26
 
 if [ ! -x "$node" ] || [ ! -f "$peers/node_modules/.bin/conformance" ]; then
     echo "conformance: $node or $peers/node_modules/.bin/conformance is missing; run 'npm ci' in $peers" >&2
@@ -32,39 +33,23 @@ PATH=$(dirname "$node"):$PATH
 export PATH
 cd "$peers" || exit 1
 
-# The baseline is passed only when it lists a scenario; the runner rejects stale entries either way.
-baseline=
-if [ -n "$expected" ] && [ -f "$expected" ] && grep -Eq '^[[:space:]]*-[[:space:]]*[^[:space:]#]' "$expected"; then
-    baseline=$expected
+rm -rf "$out/all"
+mkdir -p "$out/all"
+log=$out/all.log
+"$node" node_modules/.bin/conformance client --command "$cli conformance" --suite all --verbose -o "$out/all" \
+    >"$log" 2>&1
+rc=$?
+ok=1
+[ $rc -eq 0 ] || ok=0
+grep -q "Running all suite ($scenarios scenarios)" "$log" || ok=0
+passed=$(sed -n '/=== SUITE SUMMARY ===/,$p' "$log" | grep -c '^✓ ')
+[ "$passed" -eq $scenarios ] || ok=0
+grep -Eq 'Total: [0-9]+ passed, 0 failed, 0 warnings' "$log" || ok=0
+if [ $ok -eq 1 ]; then
+    echo "== conformance --suite all: $passed of $scenarios scenarios passed (results in $out/all)"
+    sed -n '/=== SUITE SUMMARY ===/,$p' "$log"
+    exit 0
 fi
-
-status=0
-for suite in core backcompat; do
-    rm -rf "$out/$suite"
-    mkdir -p "$out/$suite"
-    log=$out/$suite.log
-    if [ -n "$baseline" ]; then
-        "$node" node_modules/.bin/conformance client --command "$cli conformance" --suite "$suite" --verbose \
-            -o "$out/$suite" --expected-failures "$baseline" >"$log" 2>&1
-    else
-        "$node" node_modules/.bin/conformance client --command "$cli conformance" --suite "$suite" --verbose \
-            -o "$out/$suite" >"$log" 2>&1
-    fi
-    rc=$?
-    ok=1
-    [ $rc -eq 0 ] || ok=0
-    if [ -n "$baseline" ]; then
-        grep -q 'Baseline check passed' "$log" || ok=0
-    else
-        grep -Eq 'Total: [0-9]+ passed, 0 failed, 0 warnings' "$log" || ok=0
-    fi
-    if [ $ok -eq 1 ]; then
-        echo "== conformance --suite $suite: passed (results in $out/$suite)"
-        sed -n '/=== SUITE SUMMARY ===/,$p' "$log"
-    else
-        echo "== conformance --suite $suite: FAILED (exit code $rc; results in $out/$suite)"
-        cat "$log"
-        status=1
-    fi
-done
-exit $status
+echo "== conformance --suite all: FAILED ($passed of $scenarios scenarios passed, exit code $rc; results in $out/all)"
+cat "$log"
+exit 1
