@@ -198,6 +198,13 @@ void CallRunner::onAttemptReply(const Reply& reply)
     if (attempt.firstByteAt == 0 && (reply.status == Reply::Status::Ok || reply.status == Reply::Status::RpcError))
         attempt.firstByteAt = attempt.endedAt;
     CircuitBreaker* breaker = m_connection->breaker();
+    // The request a flow for this call's 401/403 ended with: the Auth view's last step.
+    if (m_waitedForAuth) {
+        m_waitedForAuth = false;
+        if (ServerAuth* auth = m_connection->auth())
+            auth->noteRetried(r.tool.isEmpty() ? r.method : tr("tools/call %1").arg(r.tool),
+                reply.status == Reply::Status::Ok || reply.status == Reply::Status::RpcError, reply.describe());
+    }
     if (reply.status == Reply::Status::Cancelled) {
         attempt.error = reply.describe();
         breaker->releaseProbe();
@@ -330,6 +337,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
                     finish(CallOutcome::NeedsAuth);
                     return;
                 }
+                m_waitedForAuth = true;
                 ClientSession* session = m_connection->session();
                 if (session && session->isReady()) {
                     retryIfStillRouted(true, CallOutcome::NeedsAuth);

@@ -77,6 +77,7 @@ private:
     std::shared_ptr<QJsonValue> m_requestId;
     QPointer<ClientSession> m_session; ///< the attempt's session: its newest tools/list is read at the decision
     bool m_finished = false;
+    bool m_waitedForAuth = false; ///< the next reply is the retry after an authorization
     quint64 m_authGeneration = 0; ///< the server's token generation when the current attempt went out
 };
 

@@ -99,6 +99,8 @@ QString ServerAuth::clientKey() const
 QList<AuthStep> ServerAuth::steps() const
 {
     QList<AuthStep> steps = m_client->steps();
+    if (m_retryStep)
+        steps.append(*m_retryStep);
     for (AuthStep& step : steps) {
         step.detail = redacted(step.detail);
         step.request = redacted(step.request);
@@ -333,8 +335,25 @@ void ServerAuth::ensure(const TransportFailure& challenge, qint64 waitMs, QObjec
         startFlow(challenge);
 }
 
+void ServerAuth::noteRetried(const QString& what, bool ok, const QString& detail)
+{
+    // Only the first retry after a flow is its last step; later requests are ordinary traffic.
+    if (!std::exchange(m_retryPending, false))
+        return;
+    AuthStep step;
+    step.kind = AuthStep::Kind::Retry;
+    step.status = ok ? AuthStep::Status::Ok : AuthStep::Status::Failed;
+    step.title = tr("Retried request");
+    step.detail = redacted(ok ? tr("%1 was sent again with the new token and succeeded.").arg(what)
+                              : tr("%1 was sent again with the new token and failed: %2").arg(what, detail));
+    step.startedAt = step.endedAt = now();
+    m_retryStep = step;
+    Q_EMIT stepsChanged();
+}
+
 void ServerAuth::startFlow(const TransportFailure& challenge)
 {
+    m_retryStep.reset();
     m_flowRunning = true;
     m_challenge = challenge;
     setState(State::Authorizing);
@@ -382,6 +401,7 @@ void ServerAuth::startAuthorization(const std::optional<TransportFailure>& chall
 {
     m_flowRunning = true;
     m_refreshing = false;
+    m_retryStep.reset();
     setState(State::Authorizing);
     if (!prepareBrowser())
         return;
@@ -398,6 +418,7 @@ void ServerAuth::onAuthorized()
     m_challenge.reset();
     ++m_tokenGeneration;
     m_lastError.clear();
+    m_retryPending = true;
     if (m_listener)
         m_listener->close();
     Q_EMIT secretLearned(QString::fromLatin1(m_client->authorizationHeader()));

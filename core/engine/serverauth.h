@@ -77,6 +77,9 @@ public:
     bool isFlowRunning() const { return m_flowRunning; }
     /// Whether the token store has been read (tokens of an earlier run are restored asynchronously).
     bool isLoaded() const { return m_loaded; }
+    /// The last step of a flow (the Auth view's "retried request"): what was sent again with the new
+    /// credentials, and how it went. The connection and the calls waiting on the flow report it.
+    void noteRetried(const QString& what, bool ok, const QString& detail);
     /// A new configuration (the dialog): a changed URL, client or grant drops the client and its tokens.
     void setConfig(const ServerConfig& config);
 
@@ -147,6 +150,8 @@ private:
     QString m_storedSecret;
     QByteArray m_storedKey;
     quint16 m_redirectPort = 0;
+    std::optional<AuthStep> m_retryStep; ///< of the last flow; cleared when the next one starts
+    bool m_retryPending = false; ///< a flow finished and its retry has not been reported yet
 };
 
 } // namespace mcpscope

@@ -298,6 +298,8 @@ void ServerConnection::startSession(TransportKind kind)
     m_session = session;
     connect(session, &ClientSession::stateChanged, this, &ServerConnection::onSessionState);
     connect(session, &ClientSession::ready, this, [this, session] {
+        if (m_auth && m_initializeAuthorizations > 0)
+            m_auth->noteRetried(tr("initialize"), true, QString());
         m_initializeAuthorizations = 0;
         // The tool list is the annotation snapshot every call decision reads.
         session->listTools([this](const Reply&) { Q_EMIT ready(); }, this);
