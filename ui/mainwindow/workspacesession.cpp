@@ -27,6 +27,8 @@ WorkspaceSession::WorkspaceSession(QObject* parent)
     // Server requests (roots, sampling, elicitation) are declared, and declined unless scripted.
     m_responder = new ScriptedResponder();
     m_engine->setResponder(m_responder);
+    // An authorization-code flow opens the system browser; the redirect comes back to a loopback listener.
+    m_engine->setAuthBrowser(ServerAuth::Browser::External);
 
     m_logStore = new LogStore(this);
     // Until a workspace's call log is open, records are kept in memory.
