@@ -94,10 +94,75 @@ void CallRunner::start()
         finish(CallOutcome::BreakerOpen);
         return;
     }
+    if (m_connection->state() == ServerConnection::State::NeedsAuth && m_connection->auth()) {
+        waitForAuthorization();
+        return;
+    }
     ClientSession* session = m_connection->session();
     if (!session || session->state() == ClientSession::State::Closed)
         m_connection->connectToServer();
     startAttempt();
+}
+
+void CallRunner::waitForAuthorization()
+{
+    // The server cannot be reached without credentials the user has to provide: nothing is sent until
+    // they come, and the wait is R2's (RECOVERY.md §4), so a flow left running keeps running.
+    const qint64 waitMs = std::min(AuthWaitMs, std::max<qint64>(remainingMs(), 1));
+    m_record.decisions.append({ 0, QStringLiteral("R2"), QStringLiteral("wait"),
+        tr("Server '%1' needs authorization before anything can be sent; waiting for it (at most %2 s).")
+            .arg(m_record.server)
+            .arg(double(waitMs) / 1000.0, 0, 'f', 1) });
+    m_record.rule = QStringLiteral("R2");
+    publish();
+    const qint64 started = wallClock();
+    m_connection->auth()->ensure(m_connection->authChallenge(), waitMs, this,
+        [this, started](bool ok, const QString& error) {
+            if (m_finished)
+                return;
+            m_record.events.append({ wallClock(), QStringLiteral("auth"),
+                ok ? tr("authorized in %1 ms").arg(wallClock() - started)
+                   : tr("authorization did not finish: %1").arg(error) });
+            if (!ok) {
+                m_record.error = { { QStringLiteral("message"), error },
+                    { QStringLiteral("failureKind"), failureKindName(FailureKind::AuthRequired) },
+                    { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+                m_connection->breaker()->releaseProbe();
+                finish(CallOutcome::NeedsAuth);
+                return;
+            }
+            whenReady(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)), [this](bool ready) {
+                if (ready) {
+                    startAttempt();
+                    return;
+                }
+                m_record.error = { { QStringLiteral("message"),
+                                       tr("Server '%1' was authorized, but no session became ready: %2")
+                                           .arg(m_record.server, m_connection->lastError()) },
+                    { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+                m_connection->breaker()->releaseProbe();
+                finish(CallOutcome::NotDispatched);
+            });
+        });
+}
+
+void CallRunner::whenReady(qint64 waitMs, std::function<void(bool ready)> next)
+{
+    // The connection connects by itself once it is authorized (ServerConnection::enableAuth).
+    ClientSession* session = m_connection->session();
+    if (session && session->isReady()) {
+        next(true);
+        return;
+    }
+    auto done = std::make_shared<bool>(false);
+    auto once = [this, done, next](bool ready) {
+        if (std::exchange(*done, true) || m_finished)
+            return;
+        next(ready);
+    };
+    connect(m_connection, &ServerConnection::ready, this, [once] { once(true); });
+    connect(m_connection, &ServerConnection::failed, this, [once] { once(false); });
+    QTimer::singleShot(int(waitMs), this, [once] { once(false); });
 }
 
 void CallRunner::startAttempt()

@@ -52,6 +52,9 @@ Q_SIGNALS:
 
 private:
     void startAttempt();
+    /// The connection needs authorization (NeedsAuth): join the flow, then send once a session is ready.
+    void waitForAuthorization();
+    void whenReady(qint64 waitMs, std::function<void(bool ready)> next);
     void send(const RequestOptions& options);
     void onAttemptReply(const Reply& reply);
     void healThen(qint64 waitMs, std::function<void(bool healed)> next);

@@ -247,6 +247,7 @@ bool ServerConnection::authorizeInitialize(const QString& message)
         return true;
     }
     ++m_initializeAuthorizations;
+    m_authChallenge = failure;
     Q_EMIT serverLog(tr("Server '%1' asks for authorization (HTTP %2); authorizing.")
                          .arg(m_config.name)
                          .arg(failure.httpStatus));

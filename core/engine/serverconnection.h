@@ -95,6 +95,8 @@ public:
         ServerAuth::OptionsAdjuster adjust = {});
     /// The server's OAuth, or null (stdio, or auth not enabled).
     ServerAuth* auth() const { return m_auth; }
+    /// The challenge of the last initialize that needed credentials (what a call waiting in NeedsAuth joins).
+    const TransportFailure& authChallenge() const { return m_authChallenge; }
     /// The local process started by the configuration's launchCommand, if it is running.
     bool launcherRunning() const;
 
@@ -176,7 +178,8 @@ private:
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
     StdioFaultInjector* m_stdioFaults = nullptr;
     ServerAuth* m_auth = nullptr;
-    int m_initializeAuthorizations = 0; ///< since the last ready session (MCP-NOTES "Authorization" §8: 3)
+    int m_initializeAuthorizations = 0;
+    TransportFailure m_authChallenge; ///< since the last ready session (MCP-NOTES "Authorization" §8: 3)
 };
 
 } // namespace mcpscope

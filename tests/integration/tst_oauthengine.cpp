@@ -1,0 +1,220 @@
+// OAuth in the engine (issue 13, RECOVERY.md R2 and §4), against the protected test peer
+// (tests/peers/protected-peer.mjs: the official SDK's auth router and in-memory demo OAuth provider,
+// whose authorization endpoint redirects straight back, as `--auth-browser none` expects):
+// - calls that hit a 401 together share one refresh, and each runs exactly once;
+// - a wait for a flow the user has to finish ends the call as needs_auth and leaves the flow running,
+//   and the flow finishing later connects the server;
+// - the CLI authorizes without a browser, prints and logs no token, and exits 5 when only a browser
+//   could go on and none can be started.
+
+#include "auth/tokenstore.h"
+#include "clirun.h"
+#include "engine/engine.h"
+#include "engine/serverauth.h"
+#include "engine/serverconnection.h"
+#include "peerprocess.h"
+#include "testbrowser.h"
+#include "transport/httpclient.h"
+
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using mcpscope::CallOutcome;
+using mcpscope::CallRecord;
+using mcpscope::ServerAuth;
+
+namespace {
+
+QJsonObject control(const QUrl& base, const QByteArray& method, const QString& path)
+{
+    mcpscope::HttpClient client;
+    mcpscope::HttpRequest request;
+    request.method = method;
+    request.url = base.resolved(QUrl(path));
+    request.headers.append({ "Content-Type"_ba, "application/json"_ba });
+    if (method == "POST")
+        request.body = "{}";
+    mcpscope::HttpReply* reply = client.send(std::move(request));
+    QByteArray body;
+    QEventLoop loop;
+    QObject::connect(reply, &mcpscope::HttpReply::readyRead, &loop, [&] { body += reply->readAll(); });
+    QObject::connect(reply, &mcpscope::HttpReply::finished, &loop, &QEventLoop::quit);
+    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
+    loop.exec();
+    body += reply->readAll();
+    reply->deleteLater();
+    return QJsonDocument::fromJson(body).object();
+}
+
+int grants(const QUrl& base, const char* type)
+{
+    return control(base, "GET", u"/control/state"_s).value("grants"_L1).toObject().value(QLatin1String(type)).toInt();
+}
+
+mcpscope::ServerConfig protectedServer(const QUrl& url)
+{
+    mcpscope::ServerConfig config;
+    config.name = u"protected"_s;
+    config.transport = mcpscope::TransportKind::StreamableHttp;
+    config.url = url;
+    return config;
+}
+
+} // namespace
+
+class TestOAuthEngine : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void concurrentUnauthorizedCallsShareOneRefresh();
+    void waitRunsOutFlowCarriesOn();
+    void cliAuthorizesWithoutBrowserAndLeaksNoToken();
+    void cliExitsFiveWhenOnlyABrowserCouldGoOn();
+
+private:
+    std::unique_ptr<mcpscope::test::PeerProcess> m_peer;
+    QUrl m_url;
+};
+
+void TestOAuthEngine::init()
+{
+    QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_NODE)), "the pinned Node 22 is missing: npm ci in tests/peers");
+    // A fresh peer per test: its counters start at zero.
+    m_peer = std::make_unique<mcpscope::test::PeerProcess>();
+    QVERIFY2(m_peer->start(mcpscope::test::peersDir() + u"/protected-peer.mjs"_s, { u"0"_s }, u"listening http"_s),
+        m_peer->output().constData());
+    const QRegularExpressionMatch match
+        = QRegularExpression(u"listening (http://127\\.0\\.0\\.1:\\d+/mcp)"_s).match(QString::fromUtf8(m_peer->output()));
+    QVERIFY2(match.hasMatch(), m_peer->output().constData());
+    m_url = QUrl(match.captured(1));
+}
+
+void TestOAuthEngine::cleanup()
+{
+    m_peer.reset();
+}
+
+void TestOAuthEngine::concurrentUnauthorizedCallsShareOneRefresh()
+{
+    mcpscope::Engine engine;
+    engine.setTokenStore(mcpscope::TokenStore::createMemory(u"this test keeps its tokens in memory"_s));
+    engine.setAuthBrowser(ServerAuth::Browser::None);
+    mcpscope::ServerConnection* connection = engine.addServer(protectedServer(m_url));
+    QSignalSpy ready(connection, &mcpscope::ServerConnection::ready);
+    connection->connectToServer();
+    QVERIFY2(ready.wait(60000), qPrintable(connection->lastError()));
+    QCOMPARE(grants(m_url, "authorization_code"), 1);
+
+    control(m_url, "POST", u"/control/expire-access-tokens"_s);
+    constexpr int Calls = 4;
+    QList<CallRecord> ended;
+    for (int i = 0; i < Calls; ++i)
+        engine.call(u"protected"_s, u"tools/call"_s,
+            { { u"name"_s, u"increment"_s }, { u"arguments"_s, QJsonObject() } }, {},
+            [&ended](const CallRecord& record) { ended.append(record); });
+    QTRY_COMPARE_WITH_TIMEOUT(ended.size(), Calls, 60000);
+    for (const CallRecord& record : std::as_const(ended)) {
+        QCOMPARE(record.outcome, CallOutcome::Success);
+        QCOMPARE(record.attempts.size(), 2);
+        QCOMPARE(record.decisions.first().rule, u"R2"_s);
+    }
+    // One refresh for all four waiters, and each call ran exactly once.
+    QCOMPARE(grants(m_url, "refresh_token"), 1);
+    QCOMPARE(grants(m_url, "authorization_code"), 1);
+    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), Calls);
+}
+
+void TestOAuthEngine::waitRunsOutFlowCarriesOn()
+{
+    // A browser flow no browser answers yet: the call's wait (bounded by its 2 s deadline) runs out,
+    // the call ends needing authorization, and the flow is still waiting for the callback.
+    mcpscope::Engine engine;
+    engine.setTokenStore(mcpscope::TokenStore::createMemory(u"this test keeps its tokens in memory"_s));
+    engine.setAuthBrowser(ServerAuth::Browser::External);
+    mcpscope::ServerConnection* connection = engine.addServer(protectedServer(m_url));
+    ServerAuth* auth = connection->auth();
+    QVERIFY(auth);
+    QList<QUrl> browserUrls;
+    connect(auth, &ServerAuth::browserNeeded, this, [&browserUrls](const QUrl& url) { browserUrls.append(url); });
+    QSignalSpy failed(connection, &mcpscope::ServerConnection::failed);
+    connection->connectToServer();
+    QTRY_COMPARE_WITH_TIMEOUT(browserUrls.size(), 1, 60000);
+    QTRY_COMPARE_WITH_TIMEOUT(connection->state(), mcpscope::ServerConnection::State::NeedsAuth, 10000);
+
+    std::optional<CallRecord> call;
+    mcpscope::CallOptions options;
+    options.timeoutMs = 2000;
+    engine.call(u"protected"_s, u"tools/call"_s, { { u"name"_s, u"increment"_s }, { u"arguments"_s, QJsonObject() } },
+        options, [&call](const CallRecord& record) { call = record; });
+    QTRY_VERIFY_WITH_TIMEOUT(call.has_value(), 60000);
+    QCOMPARE(call->outcome, CallOutcome::NeedsAuth);
+    QVERIFY(auth->isFlowRunning());
+    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 0);
+
+    // The user finishes in the browser: the flow ends, and the connection connects by itself.
+    mcpscope::test::TestBrowser browser;
+    QSignalSpy ready(connection, &mcpscope::ServerConnection::ready);
+    browser.open(browserUrls.first());
+    QVERIFY2(ready.wait(60000), qPrintable(auth->lastError()));
+    QCOMPARE(auth->state(), ServerAuth::State::Authorized);
+    QCOMPARE(browserUrls.size(), 1);
+    QCOMPARE(grants(m_url, "authorization_code"), 1);
+}
+
+void TestOAuthEngine::cliAuthorizesWithoutBrowserAndLeaksNoToken()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString log = dir.filePath(u"calls.jsonl"_s);
+    const mcpscope::test::CliRun run = mcpscope::test::runCli({ u"--url"_s, m_url.toString(), u"--transport"_s,
+        u"http"_s, u"--auth-browser"_s, u"none"_s, u"--log"_s, log, u"--json"_s, u"call"_s, u"increment"_s });
+    QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
+    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 1);
+    const QJsonObject tokens = control(m_url, "GET", u"/control/state"_s).value("tokens"_L1).toObject();
+    QFile logFile(log);
+    QVERIFY(logFile.open(QIODevice::ReadOnly));
+    const QByteArray logged = logFile.readAll();
+    QVERIFY(!logged.isEmpty());
+    const QStringList issued = tokens.value("issued"_L1).toVariant().toStringList();
+    QVERIFY2(!issued.isEmpty(), "the peer reports the tokens it issued (/control/state tokens.issued)");
+    for (const QString& token : issued) {
+        QVERIFY2(!run.out.contains(token.toUtf8()), run.report().constData());
+        QVERIFY2(!run.err.contains(token.toUtf8()), run.report().constData());
+        QVERIFY2(!logged.contains(token.toUtf8()), logged.constData());
+    }
+}
+
+void TestOAuthEngine::cliExitsFiveWhenOnlyABrowserCouldGoOn()
+{
+    // No xdg-open on the PATH: the CLI prints the URL, says why it cannot go on, and exits 5.
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(u"PATH"_s, u"/nonexistent"_s);
+    env.insert(u"MCPSCOPE_TOKEN_STORE"_s, u"memory"_s);
+    process.setProcessEnvironment(env);
+    mcpscope::test::startCli(process,
+        { u"--url"_s, m_url.toString(), u"--transport"_s, u"http"_s, u"call"_s, u"get-count"_s });
+    const mcpscope::test::CliRun run = mcpscope::test::finishCli(process);
+    QVERIFY2(run.finished && run.exitCode == 5, run.report().constData());
+    QVERIFY2(run.err.contains("authorize McpScope for server"), run.report().constData());
+    QVERIFY2(run.err.contains("--auth-browser none"), run.report().constData());
+    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 0);
+}
+
+QTEST_MAIN(TestOAuthEngine)
+#include "tst_oauthengine.moc"
+#include "moc_testbrowser.cpp"
