@@ -86,6 +86,7 @@ bool RedirectListener::listen(quint16 preferredPort, QString* error)
                 = tr("Could not listen on 127.0.0.1 for the authorization callback: %1").arg(m_server->errorString());
         delete m_server;
         m_server = nullptr;
+        m_port = 0;
         return false;
     }
     m_port = m_server->serverPort();
