@@ -38,14 +38,14 @@ public:
 
     /// Binds 127.0.0.1:0. On failure returns false and sets *error.
     bool listen(QString* error = nullptr);
-    /// Binds 127.0.0.1:preferredPort, or 127.0.0.1:0 when that port is taken: a dynamic registration made
-    /// for the old redirect URI stays valid across restarts as long as the port is free. preferredPort 0
-    /// is a random port. On failure returns false and sets *error.
+    /// Tries preferredPort first (a registration made for its redirect URI stays valid), then any port.
     bool listen(quint16 preferredPort, QString* error);
     bool isListening() const;
-    /// http://127.0.0.1:<port>/mcpscope/oauth/callback; invalid before listen(). It stays valid after the
-    /// listener stopped (the token request sends the same redirect_uri).
+    /// http://127.0.0.1:<port>/mcpscope/oauth/callback; invalid before listen().
     QUrl redirectUri() const;
+    // preferredPort 0 is a random port. redirectUri() stays valid after the listener stopped (the token
+    // request sends the same redirect_uri); a new listen(port()) takes the same port back when it is free.
+
     /// The port bound by the last successful listen(); 0 before.
     quint16 port() const { return m_port; }
     /// The state parameter of the authorization request in progress; callbacks with another are rejected.
