@@ -116,9 +116,9 @@ qint64 ServerAuth::expiresAt() const
     return m_client->expiresAt();
 }
 
-const CredentialProvider* ServerAuth::credentials() const
+QByteArray ServerAuth::authorizationFor(const QUrl& url) const
 {
-    return m_client;
+    return m_client ? m_client->authorizationFor(url) : QByteArray();
 }
 
 bool ServerAuth::storeIsPersistent() const
@@ -378,7 +378,7 @@ bool ServerAuth::prepareBrowser()
         connect(m_listener, &RedirectListener::callbackReceived, this,
             [this](const QUrlQuery& query) { m_client->completeAuthorization(query); });
         connect(m_listener, &RedirectListener::rejected, this, [this](const QString& reason) {
-            Q_EMIT problem(tr("Server '%1': a request to the authorization callback was refused: %2")
+            Q_EMIT problem(tr("Server '%1': %2")
                                .arg(m_config.name, reason));
         });
     }

@@ -27,7 +27,7 @@ class TokenStore;
 /// Signals: stateChanged through setState() only; stepsChanged when steps() changed; browserNeeded when
 /// the user must authorize in a browser (the app opens it with QDesktopServices); authorized after every
 /// new token; problem with a message naming the server (a keychain that failed, a flow that failed).
-class ServerAuth : public QObject
+class ServerAuth : public QObject, public CredentialProvider
 {
     Q_OBJECT
 public:
@@ -58,7 +58,10 @@ public:
     QList<AuthStep> steps() const;
     QString lastError() const { return m_lastError; }
     qint64 expiresAt() const;
-    const CredentialProvider* credentials() const;
+    /// What the transports read: this object, which asks the current OAuthClient (a new configuration may
+    /// replace the client; the transports' pointer stays valid).
+    const CredentialProvider* credentials() const { return this; }
+    QByteArray authorizationFor(const QUrl& url) const override;
     OAuthClient* client() const { return m_client; }
     /// Whether tokens survive a restart, and the warning to show when they do not.
     bool storeIsPersistent() const;

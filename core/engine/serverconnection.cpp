@@ -91,6 +91,8 @@ ServerConnection::~ServerConnection()
     // which may be gone with the engine's owner, hear nothing.
     interruptCalls(false);
     delete m_session;
+    // Retired sessions too, before the ServerAuth their transports read credentials from goes.
+    qDeleteAll(findChildren<ClientSession*>(Qt::FindDirectChildrenOnly));
 }
 
 void ServerConnection::interruptCalls(bool tellCallers)
