@@ -61,6 +61,8 @@ ServerConnection* Engine::addServer(const ServerConfig& config)
 {
     if (ServerConnection* existing = connection(config.name)) {
         existing->setConfig(config);
+        if (config.isHttp())
+            existing->enableAuth(tokenStore(), m_authBrowser, m_authAdjust);
         Q_EMIT redactorChanged();
         return existing;
     }
