@@ -178,6 +178,8 @@ QProcessEnvironment childEnvironment(const QString& mode, const QTemporaryDir& d
     env.remove(u"WAYLAND_DISPLAY"_s);
     // An empty runtime and data dir: GDBus falls back to $XDG_RUNTIME_DIR/bus, and a keyring daemon
     // started on demand finds no keyring to open.
+    QDir().mkpath(dir.filePath(u"run"_s));
+    QFile::setPermissions(dir.filePath(u"run"_s), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     env.insert(u"XDG_RUNTIME_DIR"_s, dir.filePath(u"run"_s));
     env.insert(u"XDG_DATA_HOME"_s, dir.filePath(u"data"_s));
     env.remove(u"MCPSCOPE_TOKEN_STORE"_s);
@@ -552,8 +554,6 @@ void TestTokenStore::withoutASecretServiceTheStoreIsMemoryOnly()
     QFETCH(QString, reason);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QVERIFY(QDir().mkpath(dir.filePath(u"run"_s)));
-    QFile::setPermissions(dir.filePath(u"run"_s), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     QProcessEnvironment env = childEnvironment(u"create"_s, dir);
     QStringList wrapper;
     if (bus == "nowhere"_L1) {
@@ -587,7 +587,6 @@ void TestTokenStore::keychainErrorsNameTheStoreAndThePurposeNeverTheValue()
 {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    QVERIFY(QDir().mkpath(dir.filePath(u"run"_s)));
     QProcessEnvironment env = childEnvironment(u"keychain-errors"_s, dir);
     env.insert(u"DBUS_SESSION_BUS_ADDRESS"_s, u"unix:path="_s + dir.filePath(u"no-bus-here"_s));
     const QString key = u"oauth/https://as.example|https://mcp.example/mcp"_s;

@@ -27,7 +27,7 @@ if [ "${_MCPSCOPE_SECRET_SERVICE_STAGE:-}" != inside ]; then
         fi
     done
     export _MCPSCOPE_SECRET_SERVICE_STAGE=inside
-    exec dbus-run-session -- "$0" "$@"
+    exec dbus-run-session -- "$(cd "$(dirname "$0")" && pwd)/$(basename "$0")" "$@"
 fi
 # Inside the new session from here on. A nested call starts a session of its own.
 unset _MCPSCOPE_SECRET_SERVICE_STAGE
