@@ -216,6 +216,7 @@ private Q_SLOTS:
     void aSecondStoreReadsWhatTheFirstWrote();
     void anotherProcessReadsWhatThisOneWrote();
     void theEntryIsUnderServiceMcpScope();
+    void theProbeLeavesNoEntryBehind();
 
     // No Secret Service: the explicit fallback.
     void withoutASecretServiceTheStoreIsMemoryOnly_data();
@@ -533,6 +534,27 @@ void TestTokenStore::theEntryIsUnderServiceMcpScope()
     QVERIFY(other.waitForFinished(WaitMs));
     QVERIFY(other.exitCode() != 0);
     QCOMPARE(other.readAllStandardOutput(), QByteArray());
+}
+
+void TestTokenStore::theProbeLeavesNoEntryBehind()
+{
+    REQUIRE_KEYCHAIN();
+    const QString secretTool = QStandardPaths::findExecutable(u"secret-tool"_s);
+    if (secretTool.isEmpty())
+        QSKIP("secret-tool (libsecret-tools) is not installed; make deps installs it");
+    const QString key = uniqueKey(u"beside the probes"_s);
+    QVERIFY(writeNow(*m_keychain, key, "x"_ba));
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(TokenStore::createDefault()->isPersistent());
+
+    QProcess search;
+    search.setProcessChannelMode(QProcess::MergedChannels);
+    search.start(secretTool, { u"search"_s, u"--all"_s, u"server"_s, u"McpScope"_s });
+    QVERIFY(search.waitForFinished(WaitMs));
+    const QString listing = QString::fromUtf8(search.readAll());
+    // The search sees entries of service McpScope (ours is there), and no probe entry among them.
+    QVERIFY(listing.contains(u"attribute.user = "_s + key));
+    QVERIFY(!listing.contains(u"attribute.user = probe/"_s));
 }
 
 void TestTokenStore::withoutASecretServiceTheStoreIsMemoryOnly_data()
