@@ -21,10 +21,13 @@
 //   BASE/.well-known/oauth-authorization-server     RFC 8414, issuer "BASE/" (with the slash): authorization,
 //             token, registration and revocation endpoints; code_challenge_methods_supported ["S256"];
 //             grant_types_supported [authorization_code, refresh_token]; token_endpoint_auth_methods_supported
-//             [client_secret_post, none]; authorization_response_iss_parameter_supported true (unless --no-iss).
+//             [client_secret_basic, client_secret_post, none]; revocation_endpoint_auth_methods_supported
+//             [client_secret_basic, client_secret_post]; authorization_response_iss_parameter_supported true
+//             (unless --no-iss).
 //             /.well-known/openid-configuration is 404.
 //   BASE/register   RFC 7591 dynamic client registration (the SDK's handler): a client with
 //             token_endpoint_auth_method "none" gets no secret; any other gets a client_secret (30 days).
+//             The answer echoes the metadata sent: without token_endpoint_auth_method there is none in it.
 //   BASE/authorize  No login page: redirects (302) at once to the redirect_uri with code, state (when sent)
 //             and iss = the issuer (RFC 9207; not with --no-iss). PKCE S256 is required (the SDK's handler
 //             refuses anything else). A loopback redirect_uri may use any port (RFC 8252 §7.3).
@@ -35,11 +38,14 @@
 //             rotate: each refresh answers a new refresh token and the old one is dead (a second use gets
 //             invalid_grant; the grant is not revoked). Access tokens issued before a refresh stay valid
 //             until they expire. A refresh may narrow the scope, never widen it (invalid_scope). Unknown,
-//             used, revoked or another client's refresh token: 400 invalid_grant. Client authentication is
-//             client_secret_post (or client_id alone for a public client), as the SDK's handler does.
-//   BASE/revoke     RFC 7009 (the SDK's handler; client_id [+ client_secret] in the form body): revoking a
-//             refresh token also revokes every access token of the same grant; revoking an access token
-//             revokes just that one. Always 200 {} for an authenticated client, also for an unknown token
+//             used, revoked or another client's refresh token: 400 invalid_grant.
+//             Client authentication, here and at BASE/revoke: client_secret_post (client_id and client_secret
+//             in the form body, the SDK's handler), client_secret_basic (RFC 6749 §2.3.1, added here), or
+//             client_id alone for a public client. A confidential client without its secret, or with a
+//             wrong one: 400 invalid_client (the SDK's answer). Basic and a body secret together: 400
+//             invalid_request.
+//   BASE/revoke     RFC 7009 (the SDK's handler; token_type_hint is ignored): revoking a refresh token also
+//             revokes every access token of the same grant; revoking an access token revokes just that one. Always 200 {} for an authenticated client, also for an unknown token
 //             or another client's token (which stays valid).
 //
 // Control endpoints for the tests: no authentication, but only from 127.0.0.1 and only with
@@ -65,6 +71,7 @@
 // Tools: `increment` (annotations readOnlyHint false, idempotentHint false): adds one to the counter and
 // answers its new value as text, e.g. "1". `get-count` (readOnlyHint true): answers the counter as text.
 import http from 'node:http';
+import express from 'express';
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -334,18 +341,19 @@ function buildApp(port) {
     clientRegistrationOptions: { rateLimit: false },
     revocationOptions: { rateLimit: false },
   };
-  if (withIss) {
-    // The SDK's metadata, plus the RFC 9207 flag for the iss that authorize() adds.
-    const metadata = {
-      ...createOAuthMetadata(authOptions),
-      authorization_response_iss_parameter_supported: true,
-    };
-    app.get('/.well-known/oauth-authorization-server', (req, res) => {
-      res.set('Cache-Control', 'no-store');
-      res.json(metadata);
-    });
-  }
-  // Token requests are counted by how the SDK's handler answered them, PKCE and client failures included.
+  // The SDK's metadata, plus client_secret_basic (below) and the RFC 9207 flag for the iss that authorize()
+  // adds. Served before the SDK's router, which would serve the metadata without them.
+  const metadata = {
+    ...createOAuthMetadata(authOptions),
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+  };
+  if (withIss) metadata.authorization_response_iss_parameter_supported = true;
+  app.get('/.well-known/oauth-authorization-server', (req, res) => {
+    res.set('Cache-Control', 'no-store');
+    res.json(metadata);
+  });
+  // Token requests are counted by how they were answered, PKCE and client failures included.
   app.use('/token', (req, res, next) => {
     res.on('finish', () => {
       const type = req.body?.grant_type;
@@ -353,6 +361,8 @@ function buildApp(port) {
     });
     next();
   });
+  app.use('/token', basicClientAuthentication);
+  app.use('/revoke', basicClientAuthentication);
   app.use(mcpAuthRouter(authOptions));
 
   const countUnauthorized = (req, res, next) => {
@@ -371,6 +381,46 @@ function buildApp(port) {
   app.get('/mcp', countUnauthorized, bearer, mcpSession);
   app.delete('/mcp', countUnauthorized, bearer, mcpSession);
   return app;
+}
+
+// RFC 6749 §2.3.1 client_secret_basic, which the SDK's token and revocation handlers lack (they read
+// client_id and client_secret from the form body only): the Basic credentials are moved into the parsed
+// body, which the SDK's own parser then leaves alone. Both methods in one request: 400 invalid_request.
+const formParser = express.urlencoded({ extended: false });
+function basicClientAuthentication(req, res, next) {
+  formParser(req, res, (error) => {
+    if (error) {
+      next(error);
+      return;
+    }
+    const header = req.headers.authorization;
+    if (!header || !/^basic /i.test(header)) {
+      next();
+      return;
+    }
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const formDecode = (text) => decodeURIComponent(text.replace(/\+/g, ' '));
+    if (colon < 0) {
+      res.status(401).set('WWW-Authenticate', 'Basic').json({
+        error: 'invalid_client',
+        error_description: 'Malformed Basic credentials',
+      });
+      return;
+    }
+    const clientId = formDecode(decoded.slice(0, colon));
+    const clientSecret = formDecode(decoded.slice(colon + 1));
+    const body = req.body ?? {};
+    if (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== clientId)) {
+      res.status(400).json({
+        error: 'invalid_request',
+        error_description: 'Use one client authentication method: Basic or the form body',
+      });
+      return;
+    }
+    req.body = { ...body, client_id: clientId, client_secret: clientSecret };
+    next();
+  });
 }
 
 // Session id -> transport, as in the SDK's simpleStreamableHttp example.
