@@ -66,7 +66,8 @@
 //                                     removed too, but not counted),
 //             "unauthorized": n,      BASE/mcp requests answered 401,
 //             "liveAccessTokens": n, "liveRefreshTokens": n, "liveTokens": n (their sum): tokens accepted now,
-//             "sessions": n }         open MCP sessions.
+//             "sessions": n,          open MCP sessions,
+//             "issuedTokens": [..] }  every access and refresh token issued so far, in order (for greps).
 //
 // Tools: `increment` (annotations readOnlyHint false, idempotentHint false): adds one to the counter and
 // answers its new value as text, e.g. "1". `get-count` (readOnlyHint true): answers the counter as text.
@@ -115,6 +116,9 @@ const state = {
   revocations: 0,
   revokedTokens: 0,
   unauthorized: 0,
+  // Every access and refresh token issued, in order: the tests grep McpScope's output and files for them.
+  // A test peer's secrets, shown only on the control endpoint.
+  issuedTokens: [],
 };
 
 // The resource a URL names, for comparing: without its fragment and without one trailing slash.
@@ -189,6 +193,7 @@ class ProtectedPeerProvider extends DemoInMemoryAuthProvider {
       resource: record.resource,
       grantId,
     });
+    state.issuedTokens.push(answer.access_token, refreshToken);
     return { ...answer, expires_in: accessTtlSeconds, refresh_token: refreshToken };
   }
 
@@ -215,6 +220,7 @@ class ProtectedPeerProvider extends DemoInMemoryAuthProvider {
     });
     const nextRefresh = randomUUID();
     this.refreshTokens.set(nextRefresh, { ...record, scopes: record.scopes });
+    state.issuedTokens.push(accessToken, nextRefresh);
     return {
       access_token: accessToken,
       token_type: 'bearer',
