@@ -7,8 +7,8 @@
 // - the CLI authorizes without a browser, prints and logs no token, and exits 5 when only a browser
 //   could go on and none can be started.
 
+#include "auth/oauthclient.h"
 #include "auth/tokenstore.h"
-#include "clirun.h"
 #include "engine/engine.h"
 #include "engine/serverauth.h"
 #include "engine/serverconnection.h"
@@ -80,6 +80,7 @@ class TestOAuthEngine : public QObject
 private Q_SLOTS:
     void init();
     void cleanup();
+    void refreshFollowsTheClockAndOnlyAVerdictExpires();
     void concurrentUnauthorizedCallsShareOneRefresh();
     void waitRunsOutFlowCarriesOn();
     void cliAuthorizesWithoutBrowserAndLeaksNoToken();
@@ -106,6 +107,54 @@ void TestOAuthEngine::init()
 void TestOAuthEngine::cleanup()
 {
     m_peer.reset();
+}
+
+void TestOAuthEngine::refreshFollowsTheClockAndOnlyAVerdictExpires()
+{
+    // The OAuth client alone, with an injected clock, against the peer's real authorization server.
+    qint64 now = 1'700'000'000'000;
+    mcpscope::OAuthClient::Options options;
+    options.serverName = u"protected"_s;
+    options.serverUrl = m_url;
+    options.clock = [&now] { return now; };
+    mcpscope::OAuthClient client(options);
+    QSignalSpy authorized(&client, &mcpscope::OAuthClient::authorized);
+    QSignalSpy failed(&client, &mcpscope::OAuthClient::failed);
+    QSignalSpy expired(&client, &mcpscope::OAuthClient::expired);
+    client.authorize();
+    QVERIFY2(authorized.wait(30000), qPrintable(client.lastError()));
+    QCOMPARE(client.expiresAt(), now + 3600 * 1000);
+    now += (3600 - 61) * 1000;
+    QVERIFY(!client.isExpiring());
+    now += 2000;
+    QVERIFY(client.isExpiring());
+
+    // Refresh: a new token, a rotated refresh token, a new expiry from the clock's now.
+    const QByteArray first = client.authorizationHeader();
+    const QByteArray savedBefore = client.saveCredentials();
+    client.refresh();
+    QVERIFY2(authorized.wait(30000), qPrintable(client.lastError()));
+    QCOMPARE(authorized.size(), 2);
+    QVERIFY(client.authorizationHeader() != first);
+    QCOMPARE(client.expiresAt(), now + 3600 * 1000);
+    QCOMPARE(grants(m_url, "refresh_token"), 1);
+
+    // The old refresh token was used up: the authorization server's invalid_grant is a verdict.
+    mcpscope::OAuthClient stale(options);
+    QVERIFY(stale.restoreCredentials(savedBefore));
+    QSignalSpy staleExpired(&stale, &mcpscope::OAuthClient::expired);
+    stale.refresh();
+    QVERIFY(staleExpired.wait(30000));
+    QCOMPARE(stale.state(), mcpscope::OAuthClient::State::Expired);
+    QVERIFY(!stale.hasToken());
+
+    // The peer is gone: a network error is no verdict, and the token is kept.
+    m_peer.reset();
+    client.refresh();
+    QVERIFY(failed.wait(30000));
+    QCOMPARE(expired.size(), 0);
+    QVERIFY(client.hasToken());
+    QCOMPARE(client.state(), mcpscope::OAuthClient::State::Authorized);
 }
 
 void TestOAuthEngine::concurrentUnauthorizedCallsShareOneRefresh()
@@ -182,7 +231,8 @@ void TestOAuthEngine::cliAuthorizesWithoutBrowserAndLeaksNoToken()
     const QString log = dir.filePath(u"calls.jsonl"_s);
     const mcpscope::test::CliRun run = mcpscope::test::runCli({ u"--url"_s, m_url.toString(), u"--transport"_s,
         u"http"_s, u"--auth-browser"_s, u"none"_s, u"--log"_s, log, u"--json"_s, u"call"_s, u"increment"_s });
-    QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
+    const QByteArray report = "exit " + QByteArray::number(run.exitCode) + "\n" + run.out + "\n" + run.err;
+    QVERIFY2(run.exitCode == 0, report.constData());
     QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 1);
     QFile logFile(log);
     QVERIFY(logFile.open(QIODevice::ReadOnly));
@@ -192,8 +242,8 @@ void TestOAuthEngine::cliAuthorizesWithoutBrowserAndLeaksNoToken()
         = control(m_url, "GET", u"/control/state"_s).value("issuedTokens"_L1).toVariant().toStringList();
     QVERIFY2(issued.size() >= 2, "the peer reports the tokens it issued (/control/state issuedTokens)");
     for (const QString& token : issued) {
-        QVERIFY2(!run.out.contains(token.toUtf8()), run.report().constData());
-        QVERIFY2(!run.err.contains(token.toUtf8()), run.report().constData());
+        QVERIFY2(!run.out.contains(token.toUtf8()), report.constData());
+        QVERIFY2(!run.err.contains(token.toUtf8()), report.constData());
         QVERIFY2(!logged.contains(token.toUtf8()), logged.constData());
     }
 }
@@ -206,12 +256,16 @@ void TestOAuthEngine::cliExitsFiveWhenOnlyABrowserCouldGoOn()
     env.insert(u"PATH"_s, u"/nonexistent"_s);
     env.insert(u"MCPSCOPE_TOKEN_STORE"_s, u"memory"_s);
     process.setProcessEnvironment(env);
-    mcpscope::test::startCli(process,
+    process.start(QStringLiteral(MCPSCOPE_CLI),
         { u"--url"_s, m_url.toString(), u"--transport"_s, u"http"_s, u"call"_s, u"get-count"_s });
-    const mcpscope::test::CliRun run = mcpscope::test::finishCli(process);
-    QVERIFY2(run.finished && run.exitCode == 5, run.report().constData());
-    QVERIFY2(run.err.contains("authorize McpScope for server"), run.report().constData());
-    QVERIFY2(run.err.contains("--auth-browser none"), run.report().constData());
+    process.closeWriteChannel();
+    QVERIFY(process.waitForFinished(90000));
+    const QByteArray err = process.readAllStandardError();
+    const QByteArray report = "exit " + QByteArray::number(process.exitCode()) + "\n" + err;
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(process.exitCode() == 5, report.constData());
+    QVERIFY2(err.contains("authorize McpScope for server"), report.constData());
+    QVERIFY2(err.contains("--auth-browser none"), report.constData());
     QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 0);
 }
 
