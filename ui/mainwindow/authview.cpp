@@ -17,6 +17,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace mcpscope {
 
 namespace {
@@ -41,10 +43,12 @@ AuthView::AuthView(QWidget* parent)
     m_state = new QLabel(this);
     m_state->setObjectName(QStringLiteral("authState"));
     m_state->setWordWrap(true);
+    m_state->setTextFormat(Qt::RichText);
     m_state->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_store = new QLabel(this);
     m_store->setObjectName(QStringLiteral("authStore"));
     m_store->setWordWrap(true);
+    m_store->setTextFormat(Qt::RichText);
     m_store->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form->addRow(tr("<b>State:</b>"), m_state);
     form->addRow(tr("<b>Tokens:</b>"), m_store);
@@ -123,7 +127,7 @@ AuthView::AuthView(QWidget* parent)
     layout->addWidget(m_split, 1);
 
     QSettings settings;
-    m_split->restoreState(settings.value(SplitterKey).toByteArray());
+    m_sizesRestored = m_split->restoreState(settings.value(SplitterKey).toByteArray());
     m_steps->header()->restoreState(settings.value(ColumnsKey).toByteArray());
     connect(
         m_split, &QSplitter::splitterMoved, this, [this] { QSettings().setValue(SplitterKey, m_split->saveState()); });
@@ -144,6 +148,20 @@ AuthView::~AuthView()
     QSettings settings;
     settings.setValue(SplitterKey, m_split->saveState());
     settings.setValue(ColumnsKey, m_steps->header()->saveState());
+}
+
+void AuthView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_sizesRestored)
+        return;
+    m_sizesRestored = true;
+    // Until the user moves the splitter: room for the nine rows of a full flow, the rest for the detail.
+    const int rowHeight = std::max(m_steps->fontMetrics().height() + 4, 18);
+    const int list = m_steps->header()->sizeHint().height() + 9 * rowHeight + 2 * m_steps->frameWidth();
+    const int total = m_split->height();
+    if (total > list + 120)
+        m_split->setSizes({ list, total - list });
 }
 
 void AuthView::clear()

@@ -75,6 +75,9 @@ Q_SIGNALS:
     void editCredentialsRequested();
     void openAuthorizationRequested(const QUrl& url);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void updateSummary();
     void showCurrentStep();
@@ -97,6 +100,7 @@ private:
     QTimer m_tick; ///< the "expires in" countdown
     bool m_userPicked = false; ///< the user chose a step: automatic selection leaves it alone
     bool m_selecting = false;
+    bool m_sizesRestored = false; ///< the settings had the splitter, or the first show sized it
     qint64 m_flowStart = 0; ///< startedAt of the first step: a new flow starts automatic selection again
 };
 

@@ -27,6 +27,7 @@
 #include <QTableView>
 #include <QTabWidget>
 #include <QTimer>
+#include <QTreeView>
 
 #include <cstdio>
 #include <cstdlib>
@@ -240,6 +241,10 @@ void ScreenshotDriver::step6OpenedLog()
 
 void ScreenshotDriver::step7AuthSteps()
 {
+    // The Auth tab's request and response need height more than the calls table does here.
+    m_window->resizeDocks({ m_window->findChild<QDockWidget*>(QStringLiteral("callsDock")) }, { 190 }, Qt::Vertical);
+    m_window->resizeDocks(
+        { m_window->findChild<QDockWidget*>(QStringLiteral("serversDock")) }, { 430 }, Qt::Horizontal);
     authScreenshot(ProtectedServer, true, QStringLiteral("auth-steps.png"), [this] { step8AuthFailed(); });
 }
 
@@ -271,6 +276,10 @@ void ScreenshotDriver::authScreenshot(
         QTimer::singleShot(600, this, [this, expectOk, file, then] {
             // Fed again: a row change of any server makes the tab show the real (empty) state once more.
             feedAuthView(expectOk);
+            // The token request, with both its request and its response (a failed flow shows its failure).
+            if (expectOk)
+                m_window->authView()->stepsView()->setCurrentIndex(
+                    m_window->authView()->stepsView()->model()->index(6, 0));
             save(m_window, file);
             then();
         });
