@@ -5,9 +5,13 @@ BUILD_DIR := $(if $(filter asan,$(PRESET)),build-asan,$(if $(filter tsan,$(PRESE
 NODE22 := tests/peers/node_modules/node/bin/node
 
 # Debian packages McpScope builds and tests with (DESIGN.md, Dependencies).
+# The token store's keychain in the tests (tests/support/with-secret-service.sh): a private D-Bus session
+# (dbus-daemon: dbus-run-session; dbus-bin: dbus-send), gnome-keyring-daemon as its Secret Service,
+# libsecret-1-0 that qtkeychain opens at run time, and secret-tool for tst_tokenstore's check of the entry.
 DEB_PACKAGES := cmake ninja-build g++ ccache pkg-config \
 	qt6-base-dev qt6-networkauth-dev qt6-charts-dev qt6-svg-dev qtkeychain-qt6-dev \
-	libqt6sql6-sqlite libvalijson-dev libgl-dev nodejs npm xvfb xauth
+	libqt6sql6-sqlite libvalijson-dev libgl-dev nodejs npm xvfb xauth \
+	dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libsecret-tools
 
 # Only the fuzz targets need clang and libFuzzer; `make test` never does.
 FUZZ_DEB_PACKAGES := clang libclang-rt-14-dev
@@ -32,7 +36,7 @@ deps-system:
 	fi
 
 deps-fuzz:
-	@$(MAKE) --no-print-directory deps-system DEB_PACKAGES="cmake ninja-build ccache pkg-config qt6-base-dev libqt6sql6-sqlite libvalijson-dev libgl-dev $(FUZZ_DEB_PACKAGES)"
+	@$(MAKE) --no-print-directory deps-system DEB_PACKAGES="cmake ninja-build ccache pkg-config qt6-base-dev qtkeychain-qt6-dev libqt6sql6-sqlite libvalijson-dev libgl-dev $(FUZZ_DEB_PACKAGES)"
 
 deps-node:
 	@if [ ! -x $(NODE22) ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then \
@@ -49,8 +53,12 @@ build: deps configure
 run: build
 	$(BUILD_DIR)/app/mcpscope --workspace resources/demo-workspace.json
 
+# Every test run sees a real Secret Service: a private D-Bus session with gnome-keyring-daemon unlocked, and
+# MCPSCOPE_REQUIRE_SECRET_SERVICE=1 so the keychain tests fail rather than skip without one.
+WITH_SECRET_SERVICE := tests/support/with-secret-service.sh
+
 test: build
-	ctest --preset $(PRESET)
+	$(WITH_SECRET_SERVICE) ctest --preset $(PRESET)
 
 test-asan:
 	$(MAKE) test PRESET=asan
@@ -108,7 +116,7 @@ fuzz-smoke: fuzz-build
 	done
 
 screenshot: build
-	tests/screenshot.sh $(BUILD_DIR)
+	$(WITH_SECRET_SERVICE) tests/screenshot.sh $(BUILD_DIR)
 
 clean:
 	rm -rf build build-asan build-tsan build-release build-fuzz

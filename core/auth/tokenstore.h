@@ -41,7 +41,8 @@ public:
     static std::shared_ptr<TokenStore> createMemory(const QString& why);
 
 Q_SIGNALS:
-    /// An operation failed (the keychain went away, access denied): the message names the store.
+    /// An operation that was given no callback (done empty) failed (the keychain went away, access denied):
+    /// the message names the store and what the entry is for. A failure with a callback goes to it alone.
     void problem(const QString& message);
 };
 
