@@ -296,7 +296,7 @@ void TestAuthView::storeLine()
     summary.storeDescription = QStringLiteral("memory only: no keychain is available (no D-Bus session)");
     view.setSummary(summary);
     QCOMPARE(view.storeLine(),
-        QStringLiteral("Warning: tokens and client secrets are kept in memory only and are lost when McpScope quits "
+        QStringLiteral("Warning: tokens and client secrets are lost when McpScope quits "
                        "(memory only: no keychain is available (no D-Bus session))."));
 }
 

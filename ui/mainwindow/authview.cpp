@@ -255,8 +255,7 @@ void AuthView::updateSummary()
         m_store->setStyleSheet(QString());
         m_store->setText(escaped(store));
     } else {
-        store = tr("Warning: tokens and client secrets are kept in memory only and are lost when McpScope quits "
-                   "(%1).")
+        store = tr("Warning: tokens and client secrets are lost when McpScope quits (%1).")
                     .arg(s.storeDescription.isEmpty() ? tr("no keychain") : s.storeDescription);
         m_store->setStyleSheet(QStringLiteral(
             "QLabel{background:#fff3cd;color:#664d03;border:1px solid #e0a800;border-radius:3px;padding:3px}"));

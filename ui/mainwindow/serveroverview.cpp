@@ -38,14 +38,15 @@ void ServerOverview::showConnection(const ServerConnection* c, const AuthControl
                 .arg(Presentation::stateText(c->state()), Presentation::transportText(c->activeTransport()));
     if (!c->lastError().isEmpty() && c->state() == ServerConnection::State::Failed)
         html += tr("<p style='color:#b02a37'><b>Last error:</b> %1</p>").arg(c->lastError().toHtmlEscaped());
-    if (const ServerAuth* auth = c->auth()) {
+    // A server that never asked for authorization has nothing to say here.
+    if (const ServerAuth* auth = c->auth(); auth && auth->state() != ServerAuth::State::None) {
         const AuthSummary summary
             = AuthController::summaryOf(auth, authController ? authController->pendingAuthorization(auth) : QUrl());
         html += tr("<p><b>Authorization:</b> <span style='color:%1'>&#9679;</span> %2")
                     .arg(AuthView::stateColour(summary.state).name(),
                         AuthView::stateText(summary, QDateTime::currentMSecsSinceEpoch()).toHtmlEscaped());
         if (!summary.storePersistent)
-            html += tr("<br><span style='color:#9a6700'>&#9888; Tokens are kept in memory only: %1</span>")
+            html += tr("<br><span style='color:#9a6700'>&#9888; Tokens are lost when McpScope quits: %1</span>")
                         .arg(summary.storeDescription.toHtmlEscaped());
         html += QStringLiteral("</p>");
     }

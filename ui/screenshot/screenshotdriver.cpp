@@ -70,6 +70,11 @@ void ScreenshotDriver::start()
     QDir().mkpath(m_directory);
     if (!connection(StdioServer) || !connection(HttpServer))
         return fail(tr("the demo workspace with %1 and %2 is not open").arg(StdioServer, HttpServer));
+    if (connection(ProtectedServer) || connection(FailingServer)) {
+        // connectAll below starts their flows too: the browser must answer from the start.
+        m_browser = new HttpClient(this);
+        QDesktopServices::setUrlHandler(QStringLiteral("http"), this, "browse");
+    }
     m_window->engine()->connectAll();
     waitUntil(
         [this] {
