@@ -109,10 +109,10 @@ int ConformanceClient::start(const QStringList& args)
     // the scenario, so they stay in memory instead of the user's keychain.
     m_engine->setAuthBrowser(ServerAuth::Browser::None);
     m_engine->setTokenStore(TokenStore::createMemory(tr("a conformance run keeps its tokens in memory")));
-    m_engine->setAuthOptionsAdjuster([context](const ServerConfig&, OAuthClient::Options& options) {
+    m_engine->setAuthOptionsAdjuster([context, scenario = m_scenario](const ServerConfig&, OAuthClient::Options& options) {
         options.clientMetadataUrl = clientMetadataUrl();
         options.requestTimeoutMs = RequestTimeoutMs;
-        applyConformanceContext(context, options);
+        applyConformanceContext(scenario, context, options);
     });
     m_connection = m_engine->addServer(config);
     RedactingOutput::setRedactor(m_engine->redactor());

@@ -3,14 +3,14 @@
 #include "oauthwire.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QJsonDocument>
-#include <QUrlQuery>
 
 namespace mcpscope {
 
 using OAuthWire::base64Url;
 using OAuthWire::formEncode;
-using OAuthWire::oauthErrorText;
+using OAuthWire::maskSecrets;
 using OAuthWire::randomBytes;
 using OAuthWire::scopeList;
 using OAuthWire::stringArray;
@@ -20,6 +20,17 @@ using OAuthWire::withQuery;
 namespace {
 constexpr qsizetype MaxBodyBytes
     = qsizetype(1024) * 1024; // metadata and token answers are small; anything bigger is wrong
+constexpr qsizetype MaxStepTextChars = 16 * 1024; // what a step keeps of a body for the Auth view
+
+QString requestText(const HttpRequest& request)
+{
+    QString text = QString::fromLatin1(request.method) + QLatin1Char(' ') + request.url.toString(QUrl::FullyEncoded);
+    for (const auto& [name, value] : request.headers)
+        text += QLatin1Char('\n') + QString::fromLatin1(name) + QStringLiteral(": ") + QString::fromUtf8(value);
+    if (!request.body.isEmpty())
+        text += QStringLiteral("\n\n") + QString::fromUtf8(request.body.left(MaxStepTextChars));
+    return maskSecrets(text);
+}
 } // namespace
 
 OAuthClient::OAuthClient(Options options, QObject* parent)
@@ -56,6 +67,11 @@ bool OAuthClient::resourceCovers(const QUrl& resource, const QUrl& serverUrl)
         || serverPath.startsWith(resourcePath + QLatin1Char('/'));
 }
 
+QByteArray OAuthClient::pkceChallenge(const QByteArray& verifier)
+{
+    return base64Url(QCryptographicHash::hash(verifier, QCryptographicHash::Sha256));
+}
+
 QByteArray OAuthClient::authorizationHeader() const
 {
     if (m_accessToken.isEmpty())
@@ -71,6 +87,16 @@ QByteArray OAuthClient::authorizationFor(const QUrl& url) const
     return authorizationHeader();
 }
 
+bool OAuthClient::isExpiring(qint64 marginMs) const
+{
+    return hasToken() && m_expiresAt > 0 && now() >= m_expiresAt - marginMs;
+}
+
+qint64 OAuthClient::now() const
+{
+    return m_options.clock ? m_options.clock() : QDateTime::currentMSecsSinceEpoch();
+}
+
 void OAuthClient::setState(State state)
 {
     if (m_state == state)
@@ -83,9 +109,74 @@ void OAuthClient::fail(const QString& message)
 {
     ++m_generation; // whatever is still in flight belongs to an attempt that is over
     m_lastError = message;
+    m_refreshing = false;
+    if (AuthStep* step = currentStep()) {
+        step->status = AuthStep::Status::Failed;
+        step->detail = maskSecrets(message);
+        step->endedAt = now();
+        Q_EMIT stepsChanged();
+    }
     setState(State::Failed);
     Q_EMIT failed(message);
 }
+
+void OAuthClient::setRedirectUri(const QUrl& uri)
+{
+    if (uri == m_options.redirectUri)
+        return;
+    m_options.redirectUri = uri;
+    // A dynamic registration names its redirect URIs; another one needs a new registration.
+    if (m_registration.source == OAuthRegistration::Source::Dynamic && m_registeredRedirectUri != uri)
+        m_registration = {};
+}
+
+// --- Steps --------------------------------------------------------------------------------------------
+
+void OAuthClient::beginFlow()
+{
+    m_steps.clear();
+    Q_EMIT stepsChanged();
+}
+
+AuthStep* OAuthClient::currentStep()
+{
+    if (m_steps.isEmpty() || m_steps.last().status != AuthStep::Status::Running)
+        return nullptr;
+    return &m_steps.last();
+}
+
+void OAuthClient::beginStep(AuthStep::Kind kind, const QString& title)
+{
+    if (AuthStep* open = currentStep()) {
+        open->status = AuthStep::Status::Ok;
+        open->endedAt = now();
+    }
+    AuthStep step;
+    step.kind = kind;
+    step.title = title;
+    step.startedAt = now();
+    m_steps.append(step);
+    Q_EMIT stepsChanged();
+}
+
+void OAuthClient::endStep(AuthStep::Status status, const QString& detail)
+{
+    AuthStep* step = currentStep();
+    if (!step)
+        return;
+    step->status = status;
+    step->detail = maskSecrets(detail);
+    step->endedAt = now();
+    Q_EMIT stepsChanged();
+}
+
+void OAuthClient::skipStep(AuthStep::Kind kind, const QString& title, const QString& detail)
+{
+    beginStep(kind, title);
+    endStep(AuthStep::Status::Skipped, detail);
+}
+
+// --- HTTP ---------------------------------------------------------------------------------------------
 
 HttpRequest OAuthClient::makeRequest(const QByteArray& method, const QUrl& url) const
 {
@@ -102,6 +193,12 @@ HttpRequest OAuthClient::makeRequest(const QByteArray& method, const QUrl& url) 
 void OAuthClient::send(HttpRequest request, ResponseHandler handler)
 {
     m_replies.removeAll(nullptr);
+    const QString method = QString::fromLatin1(request.method);
+    const QUrl url = request.url;
+    if (AuthStep* step = currentStep()) {
+        step->request = requestText(request);
+        Q_EMIT stepsChanged();
+    }
     HttpReply* reply = m_http.send(std::move(request));
     m_replies.append(reply);
     const quint64 generation = m_generation;
@@ -112,7 +209,7 @@ void OAuthClient::send(HttpRequest request, ResponseHandler handler)
         if (body->size() > MaxBodyBytes)
             reply->abort();
     });
-    connect(reply, &HttpReply::finished, this, [this, reply, body, generation, handler = std::move(handler)] {
+    connect(reply, &HttpReply::finished, this, [this, reply, body, generation, method, url, handler = std::move(handler)] {
         reply->deleteLater();
         m_replies.removeAll(reply);
         if (generation != m_generation)
@@ -129,6 +226,19 @@ void OAuthClient::send(HttpRequest request, ResponseHandler handler)
         const QJsonDocument doc = QJsonDocument::fromJson(response.body);
         if (doc.isObject())
             response.json = doc.object();
+        if (AuthStep* step = currentStep()) {
+            const QString outcome
+                = response.status ? QString::number(response.status) : tr("no answer (%1)").arg(response.networkError);
+            step->urlsTried.append(maskSecrets(method + QLatin1Char(' ') + url.toString(QUrl::FullyEncoded)
+                + QStringLiteral(" → ") + outcome));
+            QString text = response.status ? QStringLiteral("HTTP ") + QString::number(response.status) : outcome;
+            if (response.location.isValid())
+                text += QStringLiteral("\nLocation: ") + response.location.toString(QUrl::FullyEncoded);
+            if (!response.body.isEmpty())
+                text += QStringLiteral("\n\n") + QString::fromUtf8(response.body.left(MaxStepTextChars));
+            step->response = maskSecrets(text);
+            Q_EMIT stepsChanged();
+        }
         handler(response);
     });
 }
@@ -141,8 +251,7 @@ void OAuthClient::get(const QUrl& url, ResponseHandler handler, bool followRedir
     send(std::move(request), std::move(handler));
 }
 
-void OAuthClient::postForm(const QUrl& url, const QList<QPair<QString, QString>>& form, const QByteArray& authorization,
-    ResponseHandler handler)
+void OAuthClient::postForm(const QUrl& url, const Form& form, const QByteArray& authorization, ResponseHandler handler)
 {
     HttpRequest request = makeRequest(QByteArrayLiteral("POST"), url);
     request.headers.append(
@@ -160,6 +269,8 @@ void OAuthClient::postJson(const QUrl& url, const QJsonObject& body, ResponseHan
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     send(std::move(request), std::move(handler));
 }
+
+// --- The authorization request ------------------------------------------------------------------------
 
 QString OAuthClient::chooseScope() const
 {
@@ -185,12 +296,11 @@ void OAuthClient::startAuthorization()
     m_requestedScope = chooseScope();
     m_codeVerifier = base64Url(randomBytes(32));
     m_oauthState = QString::fromLatin1(base64Url(randomBytes(16)));
-    const QByteArray challenge = base64Url(QCryptographicHash::hash(m_codeVerifier, QCryptographicHash::Sha256));
-    QList<QPair<QString, QString>> query {
+    Form query {
         { QStringLiteral("response_type"), QStringLiteral("code") },
         { QStringLiteral("client_id"), m_registration.clientId },
         { QStringLiteral("redirect_uri"), m_options.redirectUri.toString(QUrl::FullyEncoded) },
-        { QStringLiteral("code_challenge"), QString::fromLatin1(challenge) },
+        { QStringLiteral("code_challenge"), QString::fromLatin1(pkceChallenge(m_codeVerifier)) },
         { QStringLiteral("code_challenge_method"), QStringLiteral("S256") },
         { QStringLiteral("state"), m_oauthState },
         { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) },
@@ -198,12 +308,26 @@ void OAuthClient::startAuthorization()
     if (!m_requestedScope.isEmpty())
         query.append({ QStringLiteral("scope"), m_requestedScope });
     const QUrl url = withQuery(m_authorizationEndpoint, query);
-    Q_EMIT log(
-        tr("Requesting authorization at %1 (scope: %2)")
-            .arg(m_authorizationEndpoint.toString(), m_requestedScope.isEmpty() ? tr("none sent") : m_requestedScope));
+    const QString scopes = m_requestedScope.isEmpty() ? tr("no scope sent") : tr("scope: %1").arg(m_requestedScope);
+    Q_EMIT log(tr("Requesting authorization at %1 (%2)").arg(m_authorizationEndpoint.toString(), scopes));
+    beginStep(AuthStep::Kind::Authorize, tr("Authorization request"));
+
+    if (m_options.browser == Browser::External) {
+        if (AuthStep* step = currentStep())
+            step->request = QStringLiteral("GET ") + url.toString(QUrl::FullyEncoded);
+        endStep(AuthStep::Status::Ok,
+            tr("Opened in the system browser (%1, PKCE S256, redirect to %2).")
+                .arg(scopes, m_options.redirectUri.toString()));
+        beginStep(AuthStep::Kind::Callback, tr("Callback"));
+        if (AuthStep* step = currentStep())
+            step->detail = tr("Waiting for the browser to come back to %1.").arg(m_options.redirectUri.toString());
+        setState(State::WaitingForBrowser);
+        Q_EMIT browserNeeded(url);
+        return;
+    }
     get(
         url,
-        [this](const Response& response) {
+        [this, scopes](const Response& response) {
             if (response.status < 300 || response.status >= 400 || !response.location.isValid()) {
                 fail(tr("Server '%1': the authorization endpoint %2 answered %3 instead of redirecting back; "
                         "authorizing there needs a browser.")
@@ -220,79 +344,72 @@ void OAuthClient::startAuthorization()
                          .arg(m_options.serverName, location.adjusted(QUrl::RemoveQuery).toString()));
                 return;
             }
-            const QUrlQuery query(location);
-            const QString error = query.queryItemValue(QStringLiteral("error"), QUrl::FullyDecoded);
-            if (!error.isEmpty()) {
-                const QString description
-                    = query.queryItemValue(QStringLiteral("error_description"), QUrl::FullyDecoded);
-                fail(
-                    tr("Server '%1': the authorization server refused: %2%3")
-                        .arg(m_options.serverName, error,
-                            description.isEmpty() ? QString() : QStringLiteral(" (") + description + QLatin1Char(')')));
-                return;
-            }
-            if (query.queryItemValue(QStringLiteral("state"), QUrl::FullyDecoded) != m_oauthState) {
-                fail(tr("Server '%1': the authorization response carried the wrong state parameter; it may be "
-                        "forged, so it was ignored.")
-                         .arg(m_options.serverName));
-                return;
-            }
-            const QString code = query.queryItemValue(QStringLiteral("code"), QUrl::FullyDecoded);
-            if (code.isEmpty()) {
-                fail(tr("Server '%1': the authorization response carried no code.").arg(m_options.serverName));
-                return;
-            }
-            requestToken(code);
+            endStep(AuthStep::Status::Ok, tr("Redirected back at once (%1, PKCE S256).").arg(scopes));
+            beginStep(AuthStep::Kind::Callback, tr("Callback"));
+            // A form-encoded query: '+' is a space.
+            QString query = location.query(QUrl::FullyEncoded);
+            query.replace(QLatin1Char('+'), QStringLiteral("%20"));
+            if (AuthStep* step = currentStep())
+                step->request = maskSecrets(location.toString(QUrl::FullyEncoded));
+            handleCallback(QUrlQuery(query));
         },
         false);
 }
 
-void OAuthClient::requestToken(const QString& code)
+void OAuthClient::completeAuthorization(const QUrlQuery& callback)
 {
-    setState(State::RequestingToken);
-    QList<QPair<QString, QString>> form {
-        { QStringLiteral("grant_type"), QStringLiteral("authorization_code") },
-        { QStringLiteral("code"), code },
-        { QStringLiteral("redirect_uri"), m_options.redirectUri.toString(QUrl::FullyEncoded) },
-        { QStringLiteral("code_verifier"), QString::fromLatin1(m_codeVerifier) },
-        { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) },
-    };
-    QByteArray authorization;
-    const QString& method = m_registration.tokenEndpointAuthMethod;
-    if (method == QLatin1String("client_secret_basic") && !m_registration.clientSecret.isEmpty()) {
-        // RFC 6749 §2.3.1: both parts are form-encoded before they are joined.
-        const QByteArray credentials = QUrl::toPercentEncoding(m_registration.clientId) + ':'
-            + QUrl::toPercentEncoding(m_registration.clientSecret);
-        authorization = QByteArrayLiteral("Basic ") + credentials.toBase64();
-    } else {
-        form.append({ QStringLiteral("client_id"), m_registration.clientId });
-        if (method == QLatin1String("client_secret_post") && !m_registration.clientSecret.isEmpty())
-            form.append({ QStringLiteral("client_secret"), m_registration.clientSecret });
+    if (m_state != State::WaitingForBrowser) {
+        Q_EMIT log(tr("Server '%1': an authorization callback arrived with no authorization waiting for it; "
+                      "ignored.")
+                       .arg(m_options.serverName));
+        return;
     }
-    Q_EMIT log(tr("Requesting a token at %1 (%2)").arg(m_tokenEndpoint.toString(), method));
-    postForm(m_tokenEndpoint, form, authorization, [this](const Response& response) {
-        const QString token = response.json.value(QLatin1String("access_token")).toString();
-        if (response.status != 200 || token.isEmpty()) {
-            fail(tr("Server '%1': the token request to %2 failed (%3): %4")
-                     .arg(m_options.serverName, m_tokenEndpoint.toString())
-                     .arg(response.status ? QString::number(response.status) : response.networkError)
-                     .arg(oauthErrorText(response.json, response.body)));
-            return;
-        }
-        const QString type = response.json.value(QLatin1String("token_type")).toString();
-        if (!type.isEmpty() && type.compare(QLatin1String("bearer"), Qt::CaseInsensitive) != 0) {
-            fail(tr("Server '%1': the token endpoint issued a '%2' token; MCP needs a Bearer token.")
-                     .arg(m_options.serverName, type));
-            return;
-        }
-        m_accessToken = token;
-        const QString refresh = response.json.value(QLatin1String("refresh_token")).toString();
-        if (!refresh.isEmpty())
-            m_refreshToken = refresh; // refresh tokens rotate: always keep the newest
-        Q_EMIT log(tr("Authorized for '%1'.").arg(m_options.serverName));
-        setState(State::Authorized);
-        Q_EMIT authorized();
-    });
+    if (AuthStep* step = currentStep())
+        step->request = maskSecrets(
+            m_options.redirectUri.toString() + QLatin1Char('?') + callback.toString(QUrl::FullyEncoded));
+    handleCallback(callback);
+}
+
+void OAuthClient::handleCallback(const QUrlQuery& query)
+{
+    const QString error = query.queryItemValue(QStringLiteral("error"), QUrl::FullyDecoded);
+    if (!error.isEmpty()) {
+        const QString description = query.queryItemValue(QStringLiteral("error_description"), QUrl::FullyDecoded);
+        fail(tr("Server '%1': the authorization server refused: %2%3")
+                 .arg(m_options.serverName, error,
+                     description.isEmpty() ? QString() : QStringLiteral(" (") + description + QLatin1Char(')')));
+        return;
+    }
+    if (query.queryItemValue(QStringLiteral("state"), QUrl::FullyDecoded) != m_oauthState) {
+        fail(tr("Server '%1': the authorization response carried the wrong state parameter; it may be forged, so "
+                "it was ignored.")
+                 .arg(m_options.serverName));
+        return;
+    }
+    // RFC 9207: the response names the authorization server that issued it, so a code from another one
+    // (a mix-up attack) is not sent to this one's token endpoint.
+    const bool issSent = query.hasQueryItem(QStringLiteral("iss"));
+    const QString iss = query.queryItemValue(QStringLiteral("iss"), QUrl::FullyDecoded);
+    const bool issRequired
+        = m_serverMetadata.value(QLatin1String("authorization_response_iss_parameter_supported")).toBool();
+    if ((issSent || issRequired) && iss != metadataIssuer()) {
+        fail(issSent ? tr("Server '%1': the authorization response came from issuer '%2', not from '%3' (RFC 9207); "
+                          "refusing the code.")
+                           .arg(m_options.serverName, iss, metadataIssuer())
+                     : tr("Server '%1': the authorization server promises an iss parameter (RFC 9207), and the "
+                          "response has none; refusing the code.")
+                           .arg(m_options.serverName));
+        return;
+    }
+    const QString code = query.queryItemValue(QStringLiteral("code"), QUrl::FullyDecoded);
+    if (code.isEmpty()) {
+        fail(tr("Server '%1': the authorization response carried no code.").arg(m_options.serverName));
+        return;
+    }
+    endStep(AuthStep::Status::Ok,
+        issSent ? tr("A code arrived, with the expected state and issuer %1.").arg(iss)
+                : tr("A code arrived, with the expected state."));
+    requestToken(code);
 }
 
 } // namespace mcpscope

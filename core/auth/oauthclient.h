@@ -182,6 +182,13 @@ Q_SIGNALS:
     void stepsChanged();
     void log(const QString& line);
 
+public:
+    /// The candidate URLs of discovery, in the spec's order (MCP-NOTES "Authorization" §2 and §3).
+    static QList<QUrl> resourceMetadataCandidates(const QUrl& serverUrl, const QUrl& fromChallenge);
+    static QList<QUrl> serverMetadataCandidates(const QUrl& issuer);
+    /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).
+    static QByteArray pkceChallenge(const QByteArray& verifier);
+
 private:
     struct Response
     {
@@ -192,26 +199,45 @@ private:
         QJsonObject json; ///< body parsed as an object, when it is one
     };
     using ResponseHandler = std::function<void(const Response&)>;
+    using Form = QList<QPair<QString, QString>>;
 
     void setState(State state);
     void fail(const QString& message);
+    qint64 now() const;
     void send(HttpRequest request, ResponseHandler handler);
     HttpRequest makeRequest(const QByteArray& method, const QUrl& url) const;
     void get(const QUrl& url, ResponseHandler handler, bool followRedirects = true);
-    void postForm(const QUrl& url, const QList<QPair<QString, QString>>& form, const QByteArray& authorization,
-        ResponseHandler handler);
+    void postForm(const QUrl& url, const Form& form, const QByteArray& authorization, ResponseHandler handler);
     void postJson(const QUrl& url, const QJsonObject& body, ResponseHandler handler);
 
+    // The step list (the Auth view). Requests sent while a step runs are recorded in it.
+    void beginFlow();
+    void beginStep(AuthStep::Kind kind, const QString& title);
+    void endStep(AuthStep::Status status, const QString& detail);
+    void skipStep(AuthStep::Kind kind, const QString& title, const QString& detail);
+    AuthStep* currentStep();
+
+    void startFlow(const BearerChallenge& challenge, bool stepUp, const QString& why);
     void discoverResource(QList<QUrl> candidates);
     void discoverServer(QList<QUrl> candidates);
     void useFallbackEndpoints();
+    void afterDiscovery();
     void registerClient();
     void startAuthorization();
+    void handleCallback(const QUrlQuery& query);
     void requestToken(const QString& code);
+    void requestClientCredentials();
+    void requestCrossAppToken();
+    void requestJwtBearer(const QString& assertion);
+    /// A token endpoint's answer: the new tokens (authorized()), or failed() naming what.
+    void takeTokens(const Response& response, const QString& what);
+    /// Adds the client authentication the registration uses to form, or returns the Basic header value.
+    bool authenticateClient(Form& form, QByteArray* authorization, QString* error) const;
+    void revokeNext(QStringList hints);
 
     QString chooseScope() const;
     QString chooseAuthMethod(bool hasSecret) const;
-    QList<QUrl> serverMetadataCandidates(const QUrl& issuer) const;
+    QString metadataIssuer() const;
 
     Options m_options;
     HttpClient m_http; ///< never re-sends: a token request must not be replayed by a library either
@@ -226,6 +252,7 @@ private:
     QString m_requestedScope;
     QByteArray m_codeVerifier;
     QString m_oauthState; ///< the OAuth `state` parameter of the attempt in progress
+    bool m_refreshing = false; ///< the token request in flight is a refresh
 
     // Discovered once.
     bool m_discovered = false;
@@ -237,10 +264,14 @@ private:
     QUrl m_authorizationEndpoint;
     QUrl m_tokenEndpoint;
     QUrl m_registrationEndpoint;
+    QUrl m_revocationEndpoint;
     OAuthRegistration m_registration;
+    QUrl m_registeredRedirectUri; ///< the redirect URI a dynamic registration was made for
+    QString m_restoredIssuer; ///< the issuer restored credentials belong to
 
     QString m_accessToken;
     QString m_refreshToken;
+    QString m_grantedScope;
     qint64 m_expiresAt = 0;
     QList<AuthStep> m_steps;
 };

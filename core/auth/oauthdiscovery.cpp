@@ -16,6 +16,23 @@ using OAuthWire::trimmedPath;
 
 void OAuthClient::authorize(const TransportFailure& failure)
 {
+    const BearerChallenge challenge = BearerChallenge::parse(failure.header("WWW-Authenticate"));
+    const bool stepUp = failure.scopeChallenged() || challenge.error == QLatin1String("insufficient_scope");
+    const QByteArray header = failure.header("WWW-Authenticate");
+    startFlow(challenge, stepUp,
+        tr("HTTP %1%2")
+            .arg(failure.httpStatus)
+            .arg(header.isEmpty() ? tr(", with no WWW-Authenticate challenge")
+                                  : QStringLiteral("; WWW-Authenticate: ") + QString::fromUtf8(header)));
+}
+
+void OAuthClient::authorize()
+{
+    startFlow(BearerChallenge {}, false, {});
+}
+
+void OAuthClient::startFlow(const BearerChallenge& challenge, bool stepUp, const QString& why)
+{
     ++m_generation;
     for (const QPointer<HttpReply>& reply : std::exchange(m_replies, {})) {
         if (reply) {
@@ -24,31 +41,52 @@ void OAuthClient::authorize(const TransportFailure& failure)
             reply->deleteLater();
         }
     }
-    m_challenge = BearerChallenge::parse(failure.header("WWW-Authenticate"));
-    m_stepUp = failure.scopeChallenged() || m_challenge.error == QLatin1String("insufficient_scope");
-    Q_EMIT log(tr("Server '%1' answered %2; authorizing%3.")
-                   .arg(m_options.serverName)
-                   .arg(failure.httpStatus)
-                   .arg(m_stepUp ? tr(" with more scopes (step-up)") : QString()));
+    m_refreshing = false;
+    m_challenge = challenge;
+    m_stepUp = stepUp;
+    beginFlow();
+    if (why.isEmpty()) {
+        skipStep(AuthStep::Kind::Challenge, tr("Challenge"), tr("Started by hand, without a challenge."));
+        Q_EMIT log(tr("Authorizing for '%1'.").arg(m_options.serverName));
+    } else {
+        beginStep(AuthStep::Kind::Challenge, tr("Challenge"));
+        if (AuthStep* step = currentStep())
+            step->response = OAuthWire::maskSecrets(why);
+        endStep(AuthStep::Status::Ok,
+            stepUp ? tr("The server wants more scopes (%1): step-up.").arg(challenge.scope)
+                   : tr("The server asked for credentials (%1).").arg(why.section(QLatin1Char(';'), 0, 0)));
+        Q_EMIT log(tr("Server '%1' answered %2; authorizing%3.")
+                       .arg(m_options.serverName, why.section(QLatin1Char(';'), 0, 0),
+                           stepUp ? tr(" with more scopes (step-up)") : QString()));
+    }
 
     // A challenge that points at other metadata than we used means the server moved: discover again.
     if (m_discovered && m_challenge.resourceMetadata.isValid() && m_challenge.resourceMetadata != m_resourceMetadataUrl)
         m_discovered = false;
     if (m_discovered) {
-        registerClient();
+        skipStep(AuthStep::Kind::ResourceMetadata, tr("Protected resource metadata"),
+            m_legacy ? tr("None (2025-03-26 rules), as found before.")
+                     : tr("Known from before: %1").arg(m_resourceMetadataUrl.toString()));
+        skipStep(AuthStep::Kind::ServerMetadata, tr("Authorization server metadata"),
+            tr("Known from before: %1").arg(m_authServer.toString()));
+        afterDiscovery();
         return;
     }
-
     setState(State::DiscoveringResource);
+    beginStep(AuthStep::Kind::ResourceMetadata, tr("Protected resource metadata"));
+    discoverResource(resourceMetadataCandidates(m_options.serverUrl, m_challenge.resourceMetadata));
+}
+
+QList<QUrl> OAuthClient::resourceMetadataCandidates(const QUrl& server, const QUrl& fromChallenge)
+{
     QList<QUrl> candidates;
-    if (isHttpUrl(m_challenge.resourceMetadata))
-        candidates.append(m_challenge.resourceMetadata);
-    const QUrl& server = m_options.serverUrl;
+    if (isHttpUrl(fromChallenge))
+        candidates.append(fromChallenge);
     const QString path = trimmedPath(server);
     if (!path.isEmpty())
         candidates.append(originWithPath(server, QStringLiteral("/.well-known/oauth-protected-resource") + path));
     candidates.append(originWithPath(server, QStringLiteral("/.well-known/oauth-protected-resource")));
-    discoverResource(candidates);
+    return candidates;
 }
 
 void OAuthClient::discoverResource(QList<QUrl> candidates)
@@ -58,11 +96,14 @@ void OAuthClient::discoverResource(QList<QUrl> candidates)
         Q_EMIT log(tr("No protected resource metadata for '%1'; using its origin as the authorization server "
                       "(2025-03-26 rules).")
                        .arg(m_options.serverName));
+        endStep(AuthStep::Status::Skipped,
+            tr("No URL answered with metadata: a 2025-03-26 server, its own authorization server."));
         m_legacy = true;
         m_resourceMetadataUrl.clear();
         m_resourceMetadata = {};
         m_authServer = origin(m_options.serverUrl);
         setState(State::DiscoveringServer);
+        beginStep(AuthStep::Kind::ServerMetadata, tr("Authorization server metadata"));
         discoverServer(serverMetadataCandidates(m_authServer));
         return;
     }
@@ -97,12 +138,15 @@ void OAuthClient::discoverResource(QList<QUrl> candidates)
                      .arg(m_options.serverName, url.toString()));
             return;
         }
+        endStep(AuthStep::Status::Ok,
+            tr("%1 answered; authorization server %2.").arg(url.toString(), m_authServer.toString()));
         setState(State::DiscoveringServer);
+        beginStep(AuthStep::Kind::ServerMetadata, tr("Authorization server metadata"));
         discoverServer(serverMetadataCandidates(m_authServer));
     });
 }
 
-QList<QUrl> OAuthClient::serverMetadataCandidates(const QUrl& issuer) const
+QList<QUrl> OAuthClient::serverMetadataCandidates(const QUrl& issuer)
 {
     const QString path = trimmedPath(issuer);
     if (path.isEmpty()) {
@@ -136,22 +180,38 @@ void OAuthClient::discoverServer(QList<QUrl> candidates)
         m_authorizationEndpoint = QUrl(m_serverMetadata.value(QLatin1String("authorization_endpoint")).toString());
         m_tokenEndpoint = QUrl(m_serverMetadata.value(QLatin1String("token_endpoint")).toString());
         m_registrationEndpoint = QUrl(m_serverMetadata.value(QLatin1String("registration_endpoint")).toString());
-        if (!isHttpUrl(m_authorizationEndpoint) || !isHttpUrl(m_tokenEndpoint)) {
+        m_revocationEndpoint = QUrl(m_serverMetadata.value(QLatin1String("revocation_endpoint")).toString());
+        const bool needsAuthorizationEndpoint = m_options.grant == Grant::AuthorizationCode;
+        if ((needsAuthorizationEndpoint && !isHttpUrl(m_authorizationEndpoint)) || !isHttpUrl(m_tokenEndpoint)) {
             fail(tr("Server '%1': the authorization server metadata at %2 lacks a usable authorization_endpoint or "
                     "token_endpoint.")
                      .arg(m_options.serverName, url.toString()));
             return;
         }
         // MCP makes PKCE mandatory; a server that does not say it supports S256 cannot be trusted with it.
-        if (!stringArray(m_serverMetadata.value(QLatin1String("code_challenge_methods_supported")))
-                 .contains(QLatin1String("S256"))) {
+        if (needsAuthorizationEndpoint
+            && !stringArray(m_serverMetadata.value(QLatin1String("code_challenge_methods_supported")))
+                    .contains(QLatin1String("S256"))) {
             fail(tr("Server '%1': the authorization server metadata at %2 does not list S256 in "
                     "code_challenge_methods_supported, so PKCE cannot be used; refusing to authorize.")
                      .arg(m_options.serverName, url.toString()));
             return;
         }
+        // Credentials belong to one issuer: another one means registering again (MCP-NOTES 2026-07-28).
+        const QString issuer = metadataIssuer();
+        if (!m_restoredIssuer.isEmpty() && issuer != m_restoredIssuer) {
+            Q_EMIT log(tr("Server '%1' now uses authorization server %2 instead of %3; registering again.")
+                           .arg(m_options.serverName, issuer, m_restoredIssuer));
+            if (m_registration.source != OAuthRegistration::Source::PreRegistered)
+                m_registration = {};
+            m_accessToken.clear();
+            m_refreshToken.clear();
+            m_expiresAt = 0;
+        }
+        m_restoredIssuer = issuer;
+        endStep(AuthStep::Status::Ok, tr("%1 answered; issuer %2.").arg(url.toString(), issuer));
         m_discovered = true;
-        registerClient();
+        afterDiscovery();
     });
 }
 
@@ -162,10 +222,32 @@ void OAuthClient::useFallbackEndpoints()
     m_authorizationEndpoint = originWithPath(m_authServer, QStringLiteral("/authorize"));
     m_tokenEndpoint = originWithPath(m_authServer, QStringLiteral("/token"));
     m_registrationEndpoint = originWithPath(m_authServer, QStringLiteral("/register"));
+    m_revocationEndpoint.clear();
     Q_EMIT log(tr("No authorization server metadata for '%1'; using the default endpoints under %2.")
                    .arg(m_options.serverName, m_authServer.toString()));
+    endStep(AuthStep::Status::Skipped,
+        tr("No metadata: the 2025-03-26 default endpoints under %1.").arg(m_authServer.toString()));
     m_discovered = true;
-    registerClient();
+    afterDiscovery();
+}
+
+void OAuthClient::afterDiscovery()
+{
+    switch (m_options.grant) {
+    case Grant::AuthorizationCode:
+        registerClient();
+        return;
+    case Grant::ClientCredentials:
+        skipStep(AuthStep::Kind::Registration, tr("Client registration"),
+            tr("Pre-registered client '%1' (client_credentials).").arg(m_options.clientId));
+        requestClientCredentials();
+        return;
+    case Grant::CrossApp:
+        skipStep(AuthStep::Kind::Registration, tr("Client registration"),
+            tr("Pre-registered client '%1' (cross-app access).").arg(m_options.clientId));
+        requestCrossAppToken();
+        return;
+    }
 }
 
 QString OAuthClient::chooseAuthMethod(bool hasSecret) const
@@ -185,10 +267,13 @@ QString OAuthClient::chooseAuthMethod(bool hasSecret) const
 void OAuthClient::registerClient()
 {
     if (m_registration.isValid()) {
+        skipStep(AuthStep::Kind::Registration, tr("Client registration"),
+            tr("Registered before as client '%1'.").arg(m_registration.clientId));
         startAuthorization();
         return;
     }
     setState(State::Registering);
+    beginStep(AuthStep::Kind::Registration, tr("Client registration"));
     if (!m_options.clientId.isEmpty()) {
         m_registration.source = OAuthRegistration::Source::PreRegistered;
         m_registration.clientId = m_options.clientId;
@@ -196,6 +281,8 @@ void OAuthClient::registerClient()
         m_registration.tokenEndpointAuthMethod = chooseAuthMethod(!m_options.clientSecret.isEmpty());
         Q_EMIT log(tr("Using the pre-registered client id '%1' (%2).")
                        .arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
+        endStep(AuthStep::Status::Ok,
+            tr("Pre-registered client '%1' (%2).").arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
         startAuthorization();
         return;
     }
@@ -205,12 +292,13 @@ void OAuthClient::registerClient()
         m_registration.clientId = m_options.clientMetadataUrl.toString(QUrl::FullyEncoded);
         m_registration.tokenEndpointAuthMethod = QStringLiteral("none");
         Q_EMIT log(tr("Using the client ID metadata document %1 as the client id.").arg(m_registration.clientId));
+        endStep(AuthStep::Status::Ok, tr("Client ID Metadata Document %1.").arg(m_registration.clientId));
         startAuthorization();
         return;
     }
     if (!isHttpUrl(m_registrationEndpoint)) {
         fail(tr("Server '%1': authorization server %2 offers no dynamic client registration and no client id is "
-                "configured; register McpScope there and enter its client id.")
+                "configured; register McpScope there and enter its client id (Edit client credentials).")
                  .arg(m_options.serverName, m_authServer.toString()));
         return;
     }
@@ -220,16 +308,19 @@ void OAuthClient::registerClient()
     QString requested = QStringLiteral("none");
     if (!supported.isEmpty() && !supported.contains(requested))
         requested = chooseAuthMethod(true);
+    const QUrl redirectUri = m_options.redirectUri;
     const QJsonObject body {
         { QStringLiteral("client_name"), m_options.clientName },
-        { QStringLiteral("redirect_uris"), QJsonArray { m_options.redirectUri.toString(QUrl::FullyEncoded) } },
+        { QStringLiteral("redirect_uris"), QJsonArray { redirectUri.toString(QUrl::FullyEncoded) } },
         { QStringLiteral("grant_types"),
             QJsonArray { QStringLiteral("authorization_code"), QStringLiteral("refresh_token") } },
         { QStringLiteral("response_types"), QJsonArray { QStringLiteral("code") } },
         { QStringLiteral("token_endpoint_auth_method"), requested },
+        // A desktop app with a loopback redirect (OpenID Connect Dynamic Registration, MCP 2026-07-28).
+        { QStringLiteral("application_type"), QStringLiteral("native") },
     };
     Q_EMIT log(tr("Registering with %1").arg(m_registrationEndpoint.toString()));
-    postJson(m_registrationEndpoint, body, [this, requested](const Response& response) {
+    postJson(m_registrationEndpoint, body, [this, requested, redirectUri](const Response& response) {
         const QString clientId = response.json.value(QLatin1String("client_id")).toString();
         if ((response.status != 200 && response.status != 201) || clientId.isEmpty()) {
             fail(tr("Server '%1': dynamic client registration at %2 failed (%3): %4")
@@ -248,8 +339,14 @@ void OAuthClient::registerClient()
             m_registration.tokenEndpointAuthMethod = chooseAuthMethod(true);
         else
             m_registration.tokenEndpointAuthMethod = requested;
+        m_registeredRedirectUri = redirectUri;
         Q_EMIT log(
             tr("Registered as client '%1' (%2).").arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
+        endStep(AuthStep::Status::Ok,
+            tr("Registered dynamically at %1 as client '%2' (%3).")
+                .arg(m_registrationEndpoint.toString(), m_registration.clientId,
+                    m_registration.tokenEndpointAuthMethod));
+        Q_EMIT credentialsChanged();
         startAuthorization();
     });
 }

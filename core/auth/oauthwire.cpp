@@ -4,6 +4,7 @@
 
 #include <QJsonArray>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 
 namespace mcpscope {
 
@@ -94,6 +95,35 @@ QString OAuthWire::oauthErrorText(const QJsonObject& json, const QByteArray& bod
     if (!error.isEmpty())
         return description.isEmpty() ? error : error + QStringLiteral(": ") + description;
     return QString::fromUtf8(body.left(200)).simplified();
+}
+
+const QStringList& OAuthWire::secretParameters()
+{
+    static const QStringList names { QStringLiteral("access_token"), QStringLiteral("refresh_token"),
+        QStringLiteral("id_token"), QStringLiteral("code"), QStringLiteral("code_verifier"),
+        QStringLiteral("client_secret"), QStringLiteral("assertion"), QStringLiteral("client_assertion"),
+        QStringLiteral("subject_token"), QStringLiteral("registration_access_token"), QStringLiteral("token"),
+        QStringLiteral("idp_id_token"), QStringLiteral("private_key_pem") };
+    return names;
+}
+
+QString OAuthWire::maskSecrets(const QString& text)
+{
+    static const QRegularExpression patterns[] = {
+        // "name": "value" in JSON
+        QRegularExpression(QStringLiteral("(\"(?:%1)\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\"")
+                               .arg(secretParameters().join(QLatin1Char('|')))),
+        // name=value in a form body or a query
+        QRegularExpression(QStringLiteral("((?:^|[?&\\s])(?:%1)=)[^&\\s#]*").arg(secretParameters().join(QLatin1Char('|')))),
+        // credential headers
+        QRegularExpression(QStringLiteral("((?:Authorization|Proxy-Authorization|Cookie)\\s*:[ \\t]*)[^\\r\\n]+"),
+            QRegularExpression::CaseInsensitiveOption),
+    };
+    QString masked = text;
+    masked.replace(patterns[0], QStringLiteral("\\1\"[redacted]\""));
+    masked.replace(patterns[1], QStringLiteral("\\1[redacted]"));
+    masked.replace(patterns[2], QStringLiteral("\\1[redacted]"));
+    return masked;
 }
 
 BearerChallenge BearerChallenge::parse(const QByteArray& header)

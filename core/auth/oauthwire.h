@@ -33,5 +33,10 @@ QStringList scopeList(const QString& scope);
 QStringList stringArray(const QJsonValue& value);
 /// An OAuth error answer (RFC 6749 §5.2) as text: "error: description", or the start of the body.
 QString oauthErrorText(const QJsonObject& json, const QByteArray& body);
+/// The OAuth parameters whose values are secrets: tokens, codes, verifiers, client secrets, assertions.
+const QStringList& secretParameters();
+/// text (a JSON body, a form body, a URL or header lines) with the value of every secretParameters() and
+/// every Authorization / Proxy-Authorization / Cookie header replaced by "[redacted]".
+QString maskSecrets(const QString& text);
 
 } // namespace mcpscope::OAuthWire
