@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # `make screenshot`: the app under Xvfb on the demo workspace runs the scripted demo sequence
 # (connect both servers, echo, expire-after on a write and on a read, open the breaker) and writes
-# PNGs of the main window, the tools table and two call timelines into BUILD/screenshots/.
+# PNGs of the main window, the tools table, two call timelines and the Auth tab after a completed and
+# after a failed authorization (auth-steps.png, auth-failed.png) into BUILD/screenshots/.
+#
+# The Auth images: MCPSCOPE_SCREENSHOT_AUTH=real adds two servers on tests/peers/protected-peer.mjs to the
+# workspace, so both come from real flows (protected-http authorizes; protected-http-failing reaches the
+# same peer as "localhost", so the resource metadata it finds is for another origin and is refused).
+# Unset (or "fed"), the Auth view is fed with sample steps of both flows.
 set -euo pipefail
 build=${1:-build}
 out="$build/screenshots"
@@ -14,6 +20,24 @@ export XDG_CONFIG_HOME MCPSCOPE_LOG_DIR
 XDG_CONFIG_HOME=$(mktemp -d)
 MCPSCOPE_LOG_DIR=$XDG_CONFIG_HOME/logs
 trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
-timeout 180 xvfb-run -a -s "-screen 0 1600x1000x24" \
-    "$build/app/mcpscope" --workspace resources/demo-workspace.json --screenshots "$out"
+workspace=resources/demo-workspace.json
+if [[ "${MCPSCOPE_SCREENSHOT_AUTH:-fed}" == real ]]; then
+    # The demo servers, with ${workspaceFolder} made absolute, plus the two protected ones.
+    root=$(pwd)
+    node="$root/tests/peers/node_modules/node/bin/node"
+    peer="$root/tests/peers/protected-peer.mjs"
+    workspace="$XDG_CONFIG_HOME/auth-workspace.json"
+    "$node" -e '
+        const fs = require("fs");
+        const [demo, out, node, peer, resources] = process.argv.slice(1);
+        const ws = JSON.parse(fs.readFileSync(demo, "utf8").split("${workspaceFolder}").join(resources));
+        ws.servers["protected-http"] = { transport: "http", url: "http://127.0.0.1:3902/mcp",
+            launchCommand: `${node} ${peer} 3902` };
+        ws.servers["protected-http-failing"] = { transport: "http", url: "http://localhost:3903/mcp",
+            launchCommand: `${node} ${peer} 3903` };
+        fs.writeFileSync(out, JSON.stringify(ws, null, 2));
+    ' "$root/resources/demo-workspace.json" "$workspace" "$node" "$peer" "$root/resources"
+fi
+timeout 240 xvfb-run -a -s "-screen 0 1600x1000x24" \
+    "$build/app/mcpscope" --workspace "$workspace" --screenshots "$out"
 ls -1 "$out"

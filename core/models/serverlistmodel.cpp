@@ -69,6 +69,8 @@ void ServerListModel::addConnection(ServerConnection* connection)
     connect(connection, &ServerConnection::sessionCreated, this, wholeRow);
     connect(connection, &ServerConnection::ready, this, wholeRow);
     connect(connection, &ServerConnection::failed, this, wholeRow);
+    if (ServerAuth* auth = connection->auth())
+        connect(auth, &ServerAuth::stateChanged, this, wholeRow);
     connect(connection, &ServerConnection::callUpdated, this,
         [this, connection](const CallRecord& record) { onCallUpdated(connection, record); });
     connect(connection->breaker(), &CircuitBreaker::stateChanged, this,
@@ -99,6 +101,8 @@ void ServerListModel::removeRow(int row)
     if (gone.guard) {
         gone.guard->disconnect(this);
         gone.guard->breaker()->disconnect(this);
+        if (gone.guard->auth())
+            gone.guard->auth()->disconnect(this);
     }
     beginRemoveRows({}, row, row);
     m_rows.removeAt(row);
@@ -237,6 +241,8 @@ QVariant ServerListModel::data(const QModelIndex& index, int role) const
         return c->breaker()->settings().cooldownMs;
     case ServerListModelRole::BreakerThresholdRole:
         return c->breaker()->settings().threshold;
+    case ServerListModelRole::AuthStateRole:
+        return c->auth() ? int(c->auth()->state()) : -1;
     default:
         return {};
     }

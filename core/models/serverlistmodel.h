@@ -17,10 +17,10 @@ class ServerConnection;
 ///
 /// Rows are inserted on Engine::serverAdded and removed on Engine::serverRemoved (or when the
 /// connection is destroyed). dataChanged covers only the affected row: the whole row on the
-/// connection's stateChanged, sessionCreated, ready and failed; the breaker columns on the
-/// breaker's stateChanged and failuresChanged; the counter columns (Calls..InFlight) on callUpdated.
-/// Counters accumulate from callUpdated when a record finishes (ServerConnection publishes a
-/// finished record exactly once); calls that finished before the model existed are not counted.
+/// connection's stateChanged, sessionCreated, ready and failed, and its ServerAuth's stateChanged; the breaker columns
+/// on the breaker's stateChanged and failuresChanged; the counter columns (Calls..InFlight) on callUpdated. Counters
+/// accumulate from callUpdated when a record finishes (ServerConnection publishes a finished record exactly once);
+/// calls that finished before the model existed are not counted.
 ///
 /// Not covered by any signal: a configuration replaced through Engine::addServer on an existing name
 /// (ConfiguredTransportRole, IdempotentReplayRole and the breaker settings read the new values at

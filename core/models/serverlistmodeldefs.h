@@ -49,6 +49,9 @@ enum Role {
     BreakerCooldownEndRole, ///< qint64 ms since the epoch, 0 when not open
     BreakerCooldownMsRole, ///< qint64: the configured cooldown length
     BreakerThresholdRole, ///< int: the configured strike threshold
+    /// int: the ServerAuth::State of an HTTP server's OAuth, -1 without one (stdio). Changes with the
+    /// ServerAuth's stateChanged.
+    AuthStateRole,
 };
 } // namespace ServerListModelRole
 

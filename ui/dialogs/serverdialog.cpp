@@ -3,8 +3,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -133,6 +137,72 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     httpForm->addRow(QString(), m_tlsVerify);
     httpForm->addRow(tr("&Launch command:"), m_launch);
     httpForm->addRow(QString(), m_viaProxy);
+
+    auto* auth = new QGroupBox(tr("Authorization (OAuth)"), http);
+    auth->setObjectName(QStringLiteral("authorizationGroup"));
+    auto* authForm = new QFormLayout(auth);
+    m_grant = new QComboBox(auth);
+    m_grant->setObjectName(QStringLiteral("oauthGrant"));
+    m_grant->addItem(tr("Authorization code (a user signs in in the browser)"), QStringLiteral("authorization_code"));
+    m_grant->addItem(tr("Client credentials (machine to machine)"), QStringLiteral("client_credentials"));
+    m_clientId = new QLineEdit(auth);
+    m_clientId->setObjectName(QStringLiteral("oauthClientId"));
+    m_clientId->setPlaceholderText(tr("empty: McpScope registers itself"));
+    m_clientId->setToolTip(tr("A client registered beforehand with the authorization server. Without one McpScope uses "
+                              "a Client ID Metadata Document or dynamic client registration."));
+    auto* secretRow = new QHBoxLayout;
+    m_clientSecret = new QLineEdit(auth);
+    m_clientSecret->setObjectName(QStringLiteral("oauthClientSecret"));
+    m_clientSecret->setEchoMode(QLineEdit::Password);
+    m_clientSecret->setPlaceholderText(tr("optional; stored in the keychain"));
+    m_secretStored = new QLabel(tr("••• stored in the keychain"), auth);
+    m_secretStored->setObjectName(QStringLiteral("oauthSecretStored"));
+    m_clearSecret = new QPushButton(tr("Clear"), auth);
+    m_clearSecret->setObjectName(QStringLiteral("oauthClearSecret"));
+    m_clearSecret->setAutoDefault(false);
+    secretRow->addWidget(m_clientSecret, 1);
+    secretRow->addWidget(m_secretStored, 1);
+    secretRow->addWidget(m_clearSecret);
+    auto* keyRow = new QHBoxLayout;
+    m_keyState = new QLabel(auth);
+    m_keyState->setObjectName(QStringLiteral("oauthKeyState"));
+    m_chooseKey = new QPushButton(tr("Choose PEM File…"), auth);
+    m_chooseKey->setObjectName(QStringLiteral("oauthChooseKey"));
+    m_chooseKey->setAutoDefault(false);
+    m_chooseKey->setToolTip(tr("An EC P-256 private key for private_key_jwt. Its contents are stored in the keychain, "
+                               "not the file's path."));
+    m_clearKey = new QPushButton(tr("Clear"), auth);
+    m_clearKey->setObjectName(QStringLiteral("oauthClearKey"));
+    m_clearKey->setAutoDefault(false);
+    keyRow->addWidget(m_keyState, 1);
+    keyRow->addWidget(m_chooseKey);
+    keyRow->addWidget(m_clearKey);
+    auto* note = new QLabel(
+        tr("The client id is saved in the workspace; the secret and the key only in the keychain, never shown again."),
+        auth);
+    note->setWordWrap(true);
+    note->setEnabled(false);
+    authForm->addRow(tr("&Grant:"), m_grant);
+    authForm->addRow(tr("Client &id:"), m_clientId);
+    authForm->addRow(tr("Client se&cret:"), secretRow);
+    authForm->addRow(tr("Private &key:"), keyRow);
+    authForm->addRow(note);
+    httpForm->addRow(auth);
+    connect(m_grant, &QComboBox::currentIndexChanged, this, &ServerDialog::updateState);
+    connect(m_clientId, &QLineEdit::textChanged, this, &ServerDialog::updateState);
+    connect(m_clientSecret, &QLineEdit::textChanged, this, &ServerDialog::updateState);
+    connect(m_clearSecret, &QPushButton::clicked, this, [this] {
+        m_secretCleared = true;
+        m_clientSecret->clear();
+        updateState();
+    });
+    connect(m_clearKey, &QPushButton::clicked, this, [this] {
+        m_keyCleared = true;
+        m_newKey.clear();
+        m_keyProblem.clear();
+        updateState();
+    });
+    connect(m_chooseKey, &QPushButton::clicked, this, &ServerDialog::chooseKeyFile);
     m_pages->addWidget(http);
     layout->addWidget(m_pages);
 
@@ -204,7 +274,93 @@ void ServerDialog::setConfig(const ServerConfig& c)
     m_cooldown->setValue(c.breakerCooldownSec);
     m_countToolErrors->setChecked(c.countToolErrors);
     m_idempotentReplay->setChecked(c.idempotentReplay);
+    m_originalGrant = c.oauthGrant;
+    m_grant->setCurrentIndex(c.oauthGrant == QLatin1String("client_credentials") ? 1 : 0);
+    m_clientId->setText(c.oauthClientId);
+    m_clientSecret->clear();
+    m_newKey.clear();
+    m_keyProblem.clear();
+    m_secretCleared = m_keyCleared = false;
     updateState();
+}
+
+void ServerDialog::setStoredCredentials(bool secretStored, bool keyStored)
+{
+    m_secretStoredFlag = secretStored;
+    m_keyStoredFlag = keyStored;
+    m_secretCleared = m_keyCleared = false;
+    updateState();
+}
+
+ServerDialog::CredentialChange ServerDialog::credentialChange() const
+{
+    CredentialChange change;
+    change.clientSecret = m_clientSecret->text();
+    change.clientKeyPem = m_newKey;
+    change.changed = !change.clientSecret.isEmpty() || !change.clientKeyPem.isEmpty()
+        || (m_secretCleared && m_secretStoredFlag) || (m_keyCleared && m_keyStoredFlag);
+    return change;
+}
+
+bool ServerDialog::loadKeyFile(const QString& path, QString* error)
+{
+    QFile file(path);
+    if (file.size() > 64 * 1024) {
+        *error = tr("%1 is too big for a private key.").arg(QFileInfo(path).fileName());
+        return false;
+    }
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = tr("%1 cannot be read: %2").arg(QFileInfo(path).fileName(), file.errorString());
+        return false;
+    }
+    const QByteArray pem = file.readAll();
+    if (!pem.contains("-----BEGIN") || !pem.contains("PRIVATE KEY-----")) {
+        *error
+            = tr("%1 is not a PEM private key (it has no BEGIN … PRIVATE KEY line).").arg(QFileInfo(path).fileName());
+        return false;
+    }
+    m_newKey = pem;
+    m_keyProblem.clear();
+    m_keyState->setProperty("fileName", QFileInfo(path).fileName());
+    updateState();
+    return true;
+}
+
+void ServerDialog::chooseKeyFile()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Private key for private_key_jwt"), QString(), tr("PEM files (*.pem *.key);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!loadKeyFile(path, &error)) {
+        m_keyProblem = error;
+        updateState();
+    }
+}
+
+void ServerDialog::focusCredentials()
+{
+    m_clientId->setFocus(Qt::OtherFocusReason);
+}
+
+void ServerDialog::updateCredentialRows()
+{
+    const bool secretShown = m_secretStoredFlag && !m_secretCleared && m_clientSecret->text().isEmpty();
+    m_secretStored->setVisible(secretShown);
+    m_clientSecret->setVisible(!secretShown);
+    m_clearSecret->setVisible(secretShown);
+    const bool clientCredentials = m_grant->currentData().toString() == QLatin1String("client_credentials");
+    m_chooseKey->setEnabled(clientCredentials);
+    const bool keyStored = m_keyStoredFlag && !m_keyCleared;
+    if (!m_newKey.isEmpty())
+        m_keyState->setText(tr("%1 (stored in the keychain on OK)").arg(m_keyState->property("fileName").toString()));
+    else if (keyStored)
+        m_keyState->setText(tr("••• stored in the keychain"));
+    else
+        m_keyState->setText(
+            clientCredentials ? tr("none (client_secret_basic with the secret)") : tr("only for client credentials"));
+    m_clearKey->setVisible(keyStored || !m_newKey.isEmpty());
 }
 
 ServerConfig ServerDialog::config() const
@@ -226,6 +382,10 @@ ServerConfig ServerDialog::config() const
         c.tlsVerify = m_tlsVerify->isChecked();
         c.launchCommand = m_launch->text().trimmed();
         c.viaFaultProxy = m_viaProxy->isChecked();
+        c.oauthClientId = m_clientId->text().trimmed();
+        const QString grant = m_grant->currentData().toString();
+        // An unset grant stays unset (the default), so the workspace file does not change by itself.
+        c.oauthGrant = grant == QLatin1String("authorization_code") && m_originalGrant.isEmpty() ? QString() : grant;
     }
     c.requestTimeoutMs = m_timeout->value() * 1000;
     c.keepaliveIntervalSec = m_keepalive->value();
@@ -251,11 +411,22 @@ QString ServerDialog::problem() const
     if (!c.url.isValid() || c.url.host().isEmpty()
         || (c.url.scheme() != QLatin1String("http") && c.url.scheme() != QLatin1String("https")))
         return tr("Enter an http:// or https:// URL with a host.");
+    if (!m_keyProblem.isEmpty())
+        return m_keyProblem;
+    if (c.oauthGrant == QLatin1String("client_credentials")) {
+        if (c.oauthClientId.isEmpty())
+            return tr("The client credentials grant needs a client id.");
+        const bool secret = !m_clientSecret->text().isEmpty() || (m_secretStoredFlag && !m_secretCleared);
+        const bool key = !m_newKey.isEmpty() || (m_keyStoredFlag && !m_keyCleared);
+        if (!secret && !key)
+            return tr("The client credentials grant needs a client secret or a private key.");
+    }
     return {};
 }
 
 void ServerDialog::updateState()
 {
+    updateCredentialRows();
     m_pages->setCurrentIndex(
         TransportKind(m_transport->currentData().toInt()) == TransportKind::Stdio ? StdioPage : HttpPage);
     const QString why = problem();

@@ -9,6 +9,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
+class QPushButton;
 class QSpinBox;
 class QStackedWidget;
 class QDialogButtonBox;
@@ -30,8 +31,27 @@ public:
     /// Empty when the configuration is usable, else why not.
     QString problem() const;
 
+    /// Whether the token store already holds a client secret / private key for this server: the dialog
+    /// then shows "stored" (never the value) with a Clear button.
+    void setStoredCredentials(bool secretStored, bool keyStored);
+    /// What OK should hand to ServerAuth::setClientCredentials: changed is false when the user neither
+    /// entered a secret, loaded a key nor cleared one. The id is in config().oauthClientId.
+    struct CredentialChange
+    {
+        bool changed = false;
+        QString clientSecret; ///< empty: none (cleared, or never set)
+        QByteArray clientKeyPem; ///< the PEM file's bytes, never its path
+    };
+    CredentialChange credentialChange() const;
+    /// Reads a PEM private key for private_key_jwt; false with *error when it is not one.
+    bool loadKeyFile(const QString& path, QString* error);
+    /// Puts the focus on the Authorization group (the Auth view's Edit Client Credentials).
+    void focusCredentials();
+
 private:
     void updateState();
+    void updateCredentialRows();
+    void chooseKeyFile();
 
     QStringList m_taken;
     QLineEdit* m_name = nullptr;
@@ -54,6 +74,21 @@ private:
     QSpinBox* m_cooldown = nullptr;
     QCheckBox* m_countToolErrors = nullptr;
     QCheckBox* m_idempotentReplay = nullptr;
+    QComboBox* m_grant = nullptr;
+    QLineEdit* m_clientId = nullptr;
+    QLineEdit* m_clientSecret = nullptr;
+    QLabel* m_secretStored = nullptr;
+    QPushButton* m_clearSecret = nullptr;
+    QLabel* m_keyState = nullptr;
+    QPushButton* m_chooseKey = nullptr;
+    QPushButton* m_clearKey = nullptr;
+    QString m_originalGrant;
+    bool m_secretStoredFlag = false;
+    bool m_keyStoredFlag = false;
+    bool m_secretCleared = false;
+    bool m_keyCleared = false;
+    QByteArray m_newKey;
+    QString m_keyProblem;
     QLabel* m_problem = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
 };

@@ -7,6 +7,8 @@
 #include "calls/logviewerwindow.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "mainwindow/authcontroller.h"
+#include "mainwindow/authview.h"
 #include "mainwindow/faultbar.h"
 #include "mainwindow/retentiondialog.h"
 #include "mainwindow/serveractions.h"
@@ -44,6 +46,10 @@
 
 namespace mcpscope {
 
+namespace {
+enum CentreTab { OverviewTab, ToolsTab, AuthTab };
+} // namespace
+
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_session(new WorkspaceSession(this))
@@ -69,6 +75,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_serverActions, &ServerActions::serverAdded, m_calls, &CallsPanel::addServerName);
     connect(m_serverActions, &ServerActions::serverCreated, this, &MainWindow::selectServer);
     connect(m_serverActions, &ServerActions::statusMessage, this, &MainWindow::setStatus);
+    connect(m_authController, &AuthController::editCredentialsRequested, m_serverActions,
+        [this] { m_serverActions->editCredentials(currentConnection()); });
     createActions();
     addToolBarBreak();
     m_faultBar = new FaultBar([this] { return currentConnection(); }, this);
@@ -126,6 +134,18 @@ void MainWindow::createCentre()
         engine(), m_toolsPresentation, [this] { return currentConnection(); }, m_centre);
     connect(m_tools, &ToolsPage::statusMessage, this, &MainWindow::setStatus);
     m_centre->addTab(m_tools, tr("Tools"));
+
+    // HTTP servers only: the tab hides for a stdio server.
+    m_auth = new AuthView(m_centre);
+    m_centre->addTab(m_auth, tr("Auth"));
+    m_centre->setTabVisible(AuthTab, false);
+    m_authController = new AuthController(m_auth, this);
+    connect(m_authController, &AuthController::statusMessage, this, &MainWindow::setStatus);
+    connect(m_authController, &AuthController::stateChanged, this,
+        [this] { m_overview->showConnection(currentConnection(), m_authController); });
+    for (ServerConnection* c : engine()->connections())
+        m_authController->watch(c);
+    connect(engine(), &Engine::serverAdded, m_authController, &AuthController::watch);
     setCentralWidget(m_centre);
 }
 
@@ -324,7 +344,7 @@ void MainWindow::selectServer(const QString& name)
 void MainWindow::selectTool(const QString& name)
 {
     if (m_tools->selectTool(name))
-        m_centre->setCurrentIndex(1);
+        m_centre->setCurrentIndex(ToolsTab);
 }
 
 void MainWindow::onServerSelected()
@@ -336,8 +356,21 @@ void MainWindow::onServerSelected()
 
 void MainWindow::refreshServerViews()
 {
-    m_overview->showConnection(currentConnection());
+    ServerConnection* c = currentConnection();
+    // A server edited from stdio to HTTP gets its ServerAuth late: watch() takes it on whenever it appears.
+    m_authController->show(c);
+    m_centre->setTabVisible(AuthTab, c && c->auth());
+    m_overview->showConnection(c, m_authController);
     m_faultBar->refresh();
+}
+
+bool MainWindow::showAuthTab()
+{
+    ServerConnection* c = currentConnection();
+    if (!c || !c->auth())
+        return false;
+    m_centre->setCurrentIndex(AuthTab);
+    return true;
 }
 
 void MainWindow::saveWorkspace()

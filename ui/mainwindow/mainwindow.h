@@ -16,6 +16,8 @@ class QTreeView;
 
 namespace mcpscope {
 
+class AuthController;
+class AuthView;
 class CallComposer;
 class CallsExporter;
 class CallsModel;
@@ -75,6 +77,10 @@ public:
     /// The call-log indicator in the status bar (size, retention, write errors).
     QString logStatusText() const;
     QTabWidget* centreTabs() const { return m_centre; }
+    /// The Auth tab (HTTP servers only).
+    AuthView* authView() const { return m_auth; }
+    /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
+    bool showAuthTab();
 
 Q_SIGNALS:
     void logOpened(mcpscope::LogViewerWindow* window);
@@ -111,6 +117,8 @@ private:
     QTabWidget* m_centre = nullptr;
     ServerOverview* m_overview = nullptr;
     ToolsPage* m_tools = nullptr;
+    AuthView* m_auth = nullptr;
+    AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_logStatus = nullptr;

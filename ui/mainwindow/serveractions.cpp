@@ -65,22 +65,48 @@ void ServerActions::addServer()
         return;
     const ServerConfig config = dialog.config();
     m_session->addServer(config);
+    applyCredentials(config.name, dialog);
     Q_EMIT serverAdded(config.name);
     Q_EMIT serverCreated(config.name);
 }
 
-void ServerActions::editServer(ServerConnection* c)
+void ServerActions::editCredentials(ServerConnection* c)
+{
+    if (c)
+        editServer(c, true);
+}
+
+void ServerActions::editServer(ServerConnection* c, bool focusCredentials)
 {
     QStringList others = m_session->serverNames();
     others.removeAll(c->name());
     ServerDialog dialog(others, m_window);
     dialog.setConfig(c->config());
+    if (const ServerAuth* auth = c->auth())
+        dialog.setStoredCredentials(auth->hasClientSecret(), auth->hasClientKey());
     dialog.setWindowTitle(tr("Edit %1").arg(c->name()));
+    if (focusCredentials)
+        dialog.focusCredentials();
     if (dialog.exec() != QDialog::Accepted)
         return;
     const ServerConfig config = dialog.config();
     m_session->changeServer(c->name(), config);
+    applyCredentials(config.name, dialog);
     Q_EMIT statusMessage(tr("Server %1 changed; reconnect (F5) to apply transport changes.").arg(config.name));
+}
+
+void ServerActions::applyCredentials(const QString& server, const ServerDialog& dialog)
+{
+    const ServerDialog::CredentialChange change = dialog.credentialChange();
+    if (!change.changed)
+        return;
+    // After changeServer: a renamed server is a new connection, whose ServerAuth keys its store entry by name.
+    ServerConnection* c = m_session->engine()->connection(server);
+    if (!c || !c->auth())
+        return;
+    c->auth()->setClientCredentials(dialog.config().oauthClientId, change.clientSecret, change.clientKeyPem);
+    Q_EMIT statusMessage(
+        tr("Server %1: the client credentials are stored in %2.").arg(server, c->auth()->storeDescription()));
 }
 
 void ServerActions::removeServer(ServerConnection* c)

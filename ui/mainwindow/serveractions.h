@@ -12,6 +12,7 @@ class QWidget;
 namespace mcpscope {
 
 class ServerConnection;
+class ServerDialog;
 class WorkspaceSession;
 
 /// The actions on the workspace's servers (File › New Server and the Server menu): new, connect,
@@ -37,6 +38,8 @@ public:
     QList<QAction*> menuActions() const;
     /// What the servers view offers on a right click.
     QList<QAction*> contextActions() const;
+    /// The server dialog with the focus on its Authorization group (the Auth view's Edit Client Credentials).
+    void editCredentials(ServerConnection* c);
 
 Q_SIGNALS:
     void serverAdded(const QString& name);
@@ -46,7 +49,9 @@ Q_SIGNALS:
 private:
     QAction* add(const QString& text, std::function<void(ServerConnection*)> run);
     void addServer();
-    void editServer(ServerConnection* c);
+    void editServer(ServerConnection* c, bool focusCredentials = false);
+    /// Hands the secret or key the dialog took to the server's ServerAuth (the keychain), never the workspace.
+    void applyCredentials(const QString& server, const ServerDialog& dialog);
     void removeServer(ServerConnection* c);
 
     WorkspaceSession* m_session;

@@ -1,9 +1,12 @@
 #include "serveroverview.h"
 
 #include "engine/serverconnection.h"
+#include "mainwindow/authcontroller.h"
+#include "mainwindow/authview.h"
 #include "presentation/presentation.h"
 #include "recovery/circuitbreaker.h"
 
+#include <QDateTime>
 #include <QJsonObject>
 #include <QLabel>
 
@@ -23,7 +26,7 @@ ServerOverview::ServerOverview(QWidget* parent)
     setWidget(m_text);
 }
 
-void ServerOverview::showConnection(const ServerConnection* c)
+void ServerOverview::showConnection(const ServerConnection* c, const AuthController* authController)
 {
     if (!c) {
         m_text->setText(tr("Add a server (Ctrl+N), import an mcp.json (Ctrl+O) or drop one here."));
@@ -35,6 +38,18 @@ void ServerOverview::showConnection(const ServerConnection* c)
                 .arg(Presentation::stateText(c->state()), Presentation::transportText(c->activeTransport()));
     if (!c->lastError().isEmpty() && c->state() == ServerConnection::State::Failed)
         html += tr("<p style='color:#b02a37'><b>Last error:</b> %1</p>").arg(c->lastError().toHtmlEscaped());
+    // A server that never asked for authorization has nothing to say here.
+    if (const ServerAuth* auth = c->auth(); auth && auth->state() != ServerAuth::State::None) {
+        const AuthSummary summary
+            = AuthController::summaryOf(auth, authController ? authController->pendingAuthorization(auth) : QUrl());
+        html += tr("<p><b>Authorization:</b> <span style='color:%1'>&#9679;</span> %2")
+                    .arg(AuthView::stateColour(summary.state).name(),
+                        AuthView::stateText(summary, QDateTime::currentMSecsSinceEpoch()).toHtmlEscaped());
+        if (!summary.storePersistent)
+            html += tr("<br><span style='color:#9a6700'>&#9888; Tokens are lost when McpScope quits: %1</span>")
+                        .arg(summary.storeDescription.toHtmlEscaped());
+        html += QStringLiteral("</p>");
+    }
     if (s && !s->details().protocolVersion.isEmpty()) {
         const ServerDetails& d = s->details();
         html += tr("<p><b>Server:</b> %1 %2<br><b>Protocol:</b> %3<br><b>Session:</b> <code>%4</code></p>")

@@ -154,7 +154,8 @@ void WorkspaceSession::changeServer(const QString& name, const ServerConfig& con
         m_engine->removeServer(name);
         m_engine->addServer(config);
     } else {
-        c->setConfig(config);
+        // Through the engine: a server edited from stdio to HTTP gets its ServerAuth there.
+        m_engine->addServer(config);
     }
 }
 

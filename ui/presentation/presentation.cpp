@@ -236,8 +236,14 @@ QVariant ServerListPresentation::data(const QModelIndex& index, int role) const
             return Presentation::stateColour(state);
         if (role == Qt::ForegroundRole)
             return Presentation::textOn(Presentation::stateColour(state));
-        if (role == Qt::ToolTipRole)
-            return QIdentityProxyModel::data(index, ServerListModelRole::LastErrorRole);
+        if (role == Qt::ToolTipRole) {
+            const QString error = QIdentityProxyModel::data(index, ServerListModelRole::LastErrorRole).toString();
+            if (state != ServerConnection::State::NeedsAuth)
+                return error;
+            const QString hint
+                = tr("Needs authorization: finish it in the browser, or press Authorize in the Auth tab.");
+            return error.isEmpty() ? hint : hint + QLatin1Char('\n') + error;
+        }
         break;
     case SessionId:
         if (role == Qt::DisplayRole)

@@ -1,0 +1,201 @@
+// The Auth tab in the window (issue 13), offscreen, against the protected test peer: it is there for an
+// HTTP server and not for a stdio one; its Authorize button runs the engine's flow, whose browser request
+// the window hands to QDesktopServices (answered here by the scripted TestBrowser); every step of the flow is a row of
+// the tab, the state line says authorized; Forget tokens asks, then revokes.
+
+#include "engine/engine.h"
+#include "engine/serverauth.h"
+#include "engine/serverconnection.h"
+#include "mainwindow/authstepmodel.h"
+#include "mainwindow/authview.h"
+#include "mainwindow/mainwindow.h"
+#include "peerprocess.h"
+#include "testbrowser.h"
+
+#include <QApplication>
+#include <QDesktopServices>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QTreeView>
+
+#include <memory>
+
+using mcpscope::AuthStep;
+using mcpscope::AuthStepModel;
+using mcpscope::AuthView;
+using mcpscope::MainWindow;
+using mcpscope::ServerAuth;
+
+namespace {
+
+QTemporaryDir& configDir()
+{
+    static QTemporaryDir dir;
+    return dir;
+}
+
+int tabIndex(const QTabWidget* tabs, const QString& text)
+{
+    for (int i = 0; i < tabs->count(); ++i) {
+        if (tabs->tabText(i) == text)
+            return i;
+    }
+    return -1;
+}
+
+} // namespace
+
+[[maybe_unused]] static const bool s_environment = [] {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
+    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
+    // Tokens stay in this process: the tab is under test here, the keychain in tst_authflow.
+    qputenv("MCPSCOPE_TOKEN_STORE", "memory");
+    return true;
+}();
+
+class TestAuthTab : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void tabOnlyForHttpServers();
+    void authorizeFromTheTabShowsEveryStep();
+
+private:
+    bool openWorkspace(MainWindow& window);
+
+    mcpscope::test::PeerProcess m_peer;
+    QUrl m_url;
+};
+
+void TestAuthTab::initTestCase()
+{
+    QVERIFY(configDir().isValid());
+    QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_authtab"));
+    QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_NODE)), "the pinned Node 22 is missing: npm ci in tests/peers");
+    QVERIFY2(m_peer.start(mcpscope::test::peersDir() + QStringLiteral("/protected-peer.mjs"), { QStringLiteral("0") },
+                 QStringLiteral("listening http")),
+        m_peer.output().constData());
+    const QRegularExpression listening(QStringLiteral("listening (http://127\\.0\\.0\\.1:\\d+/mcp)"));
+    const QRegularExpressionMatch match = listening.match(QString::fromUtf8(m_peer.output()));
+    QVERIFY2(match.hasMatch(), m_peer.output().constData());
+    m_url = QUrl(match.captured(1));
+}
+
+void TestAuthTab::cleanupTestCase()
+{
+    QDesktopServices::unsetUrlHandler(QStringLiteral("http"));
+}
+
+bool TestAuthTab::openWorkspace(MainWindow& window)
+{
+    const QString path = configDir().filePath(QStringLiteral("workspace.json"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return false;
+    const QJsonObject servers {
+        { QStringLiteral("protected"),
+            QJsonObject { { QStringLiteral("transport"), QStringLiteral("http") },
+                { QStringLiteral("url"), m_url.toString() } } },
+        { QStringLiteral("local"),
+            QJsonObject { { QStringLiteral("transport"), QStringLiteral("stdio") },
+                { QStringLiteral("command"), QStringLiteral(MCPSCOPE_NODE) },
+                { QStringLiteral("args"),
+                    QJsonArray { mcpscope::test::everythingScript(), QStringLiteral("stdio") } } } },
+    };
+    file.write(QJsonDocument(
+        QJsonObject { { QStringLiteral("mcpscopeWorkspace"), 1 }, { QStringLiteral("servers"), servers } })
+                   .toJson());
+    file.close();
+    return window.openWorkspace(path);
+}
+
+void TestAuthTab::tabOnlyForHttpServers()
+{
+    MainWindow window;
+    QVERIFY(openWorkspace(window));
+    QTabWidget* tabs = window.centreTabs();
+    const int auth = tabIndex(tabs, QStringLiteral("Auth"));
+    QVERIFY(auth >= 0);
+    QCOMPARE(tabs->widget(auth), window.authView());
+    window.selectServer(QStringLiteral("protected"));
+    QVERIFY(tabs->isTabVisible(auth));
+    QVERIFY(window.showAuthTab());
+    QCOMPARE(tabs->currentIndex(), auth);
+    window.selectServer(QStringLiteral("local"));
+    QVERIFY(!tabs->isTabVisible(auth));
+    QVERIFY(!window.showAuthTab());
+    QVERIFY(tabs->currentIndex() != auth);
+}
+
+void TestAuthTab::authorizeFromTheTabShowsEveryStep()
+{
+    mcpscope::test::TestBrowser browser;
+    QDesktopServices::setUrlHandler(QStringLiteral("http"), &browser, "open");
+    MainWindow window;
+    QVERIFY(openWorkspace(window));
+    window.show();
+    window.selectServer(QStringLiteral("protected"));
+    QVERIFY(window.showAuthTab());
+    ServerAuth* auth = window.engine()->connection(QStringLiteral("protected"))->auth();
+    QVERIFY(auth);
+    QTRY_VERIFY_WITH_TIMEOUT(auth->isLoaded(), 10000);
+    AuthView* view = window.authView();
+    QCOMPARE(view->stateLine(), AuthView::stateText({}, 0));
+
+    view->findChild<QPushButton*>(QStringLiteral("authorize"))->click();
+    QTRY_COMPARE_WITH_TIMEOUT(auth->state(), ServerAuth::State::Authorized, 60000);
+    QCOMPARE(browser.opened().size(), 1);
+    QCOMPARE(browser.finalStatus(), 200);
+
+    // Every step of the engine's flow is a row of the tab, in order, none failed.
+    const QList<AuthStep> steps = auth->steps();
+    QVERIFY(steps.size() >= 5);
+    QTRY_COMPARE(view->stepModel()->rowCount(), int(steps.size()));
+    for (int row = 0; row < steps.size(); ++row) {
+        QCOMPARE(view->stepModel()->index(row, AuthStepModel::Step).data(AuthStepModel::KindRole).toInt(),
+            int(steps.at(row).kind));
+        QVERIFY2(steps.at(row).status != AuthStep::Status::Failed, qPrintable(steps.at(row).detail));
+    }
+    QVERIFY2(view->stateLine().startsWith(QStringLiteral("authorized")), qPrintable(view->stateLine()));
+    // A memory-only store, as asked: the tab says so.
+    QVERIFY2(view->storeLine().startsWith(QStringLiteral("Warning:")), qPrintable(view->storeLine()));
+    const QByteArray header = auth->client()->authorizationHeader();
+    QVERIFY(header.startsWith("Bearer "));
+    for (const AuthStep& step : steps)
+        QVERIFY(!AuthView::detailText(step).contains(QString::fromLatin1(header.mid(7))));
+
+    // Forget tokens asks first; No keeps them, Yes revokes them.
+    QTimer::singleShot(0, qApp, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            box->button(QMessageBox::No)->click();
+    });
+    view->findChild<QPushButton*>(QStringLiteral("forgetTokens"))->click();
+    QCOMPARE(auth->state(), ServerAuth::State::Authorized);
+    QTimer::singleShot(0, qApp, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+            box->button(QMessageBox::Yes)->click();
+    });
+    view->findChild<QPushButton*>(QStringLiteral("forgetTokens"))->click();
+    QTRY_COMPARE_WITH_TIMEOUT(auth->state(), ServerAuth::State::None, 30000);
+    QTRY_COMPARE(view->stateLine(), AuthView::stateText({}, 0));
+    QVERIFY(!view->findChild<QPushButton*>(QStringLiteral("forgetTokens"))->isEnabled());
+}
+
+QTEST_MAIN(TestAuthTab)
+#include "moc_testbrowser.cpp"
+#include "tst_authtab.moc"

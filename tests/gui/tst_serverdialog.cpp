@@ -1,0 +1,160 @@
+// The server dialog's Authorization group (issue 13): the grant and client id go into the configuration,
+// a secret or PEM key only into what OK hands to ServerAuth (for the keychain), a stored one is shown as
+// stored and never again, and the client credentials grant is refused without what it needs.
+
+#include "dialogs/serverdialog.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTest>
+
+using mcpscope::ServerConfig;
+using mcpscope::ServerDialog;
+using mcpscope::TransportKind;
+
+namespace {
+
+const QByteArray Pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n"
+                       "-----END PRIVATE KEY-----\n";
+
+ServerConfig httpServer()
+{
+    ServerConfig c;
+    c.name = QStringLiteral("weather");
+    c.transport = TransportKind::StreamableHttp;
+    c.url = QUrl(QStringLiteral("http://127.0.0.1:4000/mcp"));
+    return c;
+}
+
+template <typename T> T* child(const QWidget& parent, const char* name)
+{
+    T* widget = parent.findChild<T*>(QLatin1String(name));
+    if (!widget)
+        qWarning("no child %s", name);
+    return widget;
+}
+
+} // namespace
+
+[[maybe_unused]] static const bool s_offscreenByDefault = [] {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    return true;
+}();
+
+class TestServerDialog : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void idAndGrantGoIntoTheConfig();
+    void storedSecretIsShownAsStored();
+    void clientCredentialsNeedAnIdAndASecretOrKey();
+    void privateKeyIsReadFromAPemFile();
+};
+
+void TestServerDialog::idAndGrantGoIntoTheConfig()
+{
+    ServerDialog dialog({});
+    ServerConfig c = httpServer();
+    c.oauthClientId = QStringLiteral("mcpscope-desktop");
+    dialog.setConfig(c);
+    QCOMPARE(child<QLineEdit>(dialog, "oauthClientId")->text(), QStringLiteral("mcpscope-desktop"));
+    QCOMPARE(dialog.config().oauthClientId, QStringLiteral("mcpscope-desktop"));
+    // An unset grant stays unset: the workspace does not change by itself.
+    QCOMPARE(dialog.config().oauthGrant, QString());
+    QCOMPARE(dialog.problem(), QString());
+    child<QLineEdit>(dialog, "oauthClientSecret")->setText(QStringLiteral("s3cret"));
+    QVERIFY(dialog.config().oauthClientSecret.isEmpty());
+    QVERIFY(!QJsonDocument(dialog.config().toJson()).toJson().contains("s3cret"));
+    const ServerDialog::CredentialChange change = dialog.credentialChange();
+    QVERIFY(change.changed);
+    QCOMPARE(change.clientSecret, QStringLiteral("s3cret"));
+    QVERIFY(change.clientKeyPem.isEmpty());
+
+    c.oauthGrant = QStringLiteral("authorization_code");
+    dialog.setConfig(c);
+    QCOMPARE(dialog.config().oauthGrant, QStringLiteral("authorization_code"));
+    QVERIFY(!dialog.credentialChange().changed);
+}
+
+void TestServerDialog::storedSecretIsShownAsStored()
+{
+    ServerDialog dialog({});
+    dialog.setConfig(httpServer());
+    dialog.setStoredCredentials(true, false);
+    auto* secret = child<QLineEdit>(dialog, "oauthClientSecret");
+    auto* stored = child<QLabel>(dialog, "oauthSecretStored");
+    auto* clear = child<QPushButton>(dialog, "oauthClearSecret");
+    QVERIFY(stored->isVisibleTo(&dialog));
+    QCOMPARE(stored->text(), QStringLiteral("••• stored in the keychain"));
+    QVERIFY(!secret->isVisibleTo(&dialog));
+    QVERIFY(clear->isVisibleTo(&dialog));
+    QVERIFY(!dialog.credentialChange().changed);
+
+    clear->click();
+    QVERIFY(secret->isVisibleTo(&dialog));
+    QVERIFY(!stored->isVisibleTo(&dialog));
+    const ServerDialog::CredentialChange cleared = dialog.credentialChange();
+    QVERIFY(cleared.changed);
+    QVERIFY(cleared.clientSecret.isEmpty());
+}
+
+void TestServerDialog::clientCredentialsNeedAnIdAndASecretOrKey()
+{
+    ServerDialog dialog({});
+    ServerConfig c = httpServer();
+    c.oauthGrant = QStringLiteral("client_credentials");
+    dialog.setConfig(c);
+    QCOMPARE(dialog.problem(), QStringLiteral("The client credentials grant needs a client id."));
+    child<QLineEdit>(dialog, "oauthClientId")->setText(QStringLiteral("machine"));
+    QCOMPARE(dialog.problem(), QStringLiteral("The client credentials grant needs a client secret or a private key."));
+    child<QLineEdit>(dialog, "oauthClientSecret")->setText(QStringLiteral("x"));
+    QCOMPARE(dialog.problem(), QString());
+    child<QLineEdit>(dialog, "oauthClientSecret")->clear();
+    dialog.setStoredCredentials(false, true);
+    QCOMPARE(dialog.problem(), QString());
+    QCOMPARE(dialog.config().oauthGrant, QStringLiteral("client_credentials"));
+}
+
+void TestServerDialog::privateKeyIsReadFromAPemFile()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString notPem = dir.filePath(QStringLiteral("notes.txt"));
+    const QString pem = dir.filePath(QStringLiteral("client.pem"));
+    {
+        QFile a(notPem);
+        QVERIFY(a.open(QIODevice::WriteOnly));
+        a.write("just some text\n");
+        QFile b(pem);
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        b.write(Pem);
+    }
+    ServerDialog dialog({});
+    ServerConfig c = httpServer();
+    c.oauthGrant = QStringLiteral("client_credentials");
+    c.oauthClientId = QStringLiteral("machine");
+    dialog.setConfig(c);
+    QString error;
+    QVERIFY(!dialog.loadKeyFile(notPem, &error));
+    QCOMPARE(error, QStringLiteral("notes.txt is not a PEM private key (it has no BEGIN … PRIVATE KEY line)."));
+    QVERIFY(dialog.loadKeyFile(pem, &error));
+    QCOMPARE(
+        child<QLabel>(dialog, "oauthKeyState")->text(), QStringLiteral("client.pem (stored in the keychain on OK)"));
+    QCOMPARE(dialog.problem(), QString());
+    const ServerDialog::CredentialChange change = dialog.credentialChange();
+    QVERIFY(change.changed);
+    QCOMPARE(change.clientKeyPem, Pem);
+    // The key's bytes go to the keychain; neither they nor the path reach the workspace.
+    const QByteArray json = QJsonDocument(dialog.config().toJson()).toJson();
+    QVERIFY(!json.contains("PRIVATE KEY"));
+    QVERIFY(!json.contains("client.pem"));
+}
+
+QTEST_MAIN(TestServerDialog)
+#include "tst_serverdialog.moc"
