@@ -299,6 +299,8 @@ private Q_SLOTS:
     void controlServer();
     void controlServerRefusesWebPages_data();
     void controlServerRefusesWebPages();
+    void proxyRefusesForeignHost_data();
+    void proxyRefusesForeignHost();
     void cliProxy();
     void beforeHeadFaults_data();
     void beforeHeadFaults();
@@ -760,6 +762,45 @@ void TestFaultProxy::controlServerRefusesWebPages()
     QVERIFY(proxy.armed().isEmpty());
     const QString message = QJsonDocument::fromJson(client.body()).object().value(u"error"_s).toString();
     QVERIFY2(message.contains(QString(error).replace(u"PORT"_s, QString::fromLatin1(port))), qPrintable(message));
+}
+
+void TestFaultProxy::proxyRefusesForeignHost_data()
+{
+    // Raw heads to the proxy's data port: a rebound page's request carries its own name in Host, which no
+    // MCP client sends to a loopback proxy. PORT stands for the proxy's port.
+    QTest::addColumn<QByteArray>("host");
+    QTest::addColumn<int>("status");
+    QTest::newRow("127.0.0.1: forwarded") << QByteArray("127.0.0.1:PORT") << 200;
+    QTest::newRow("localhost: forwarded") << QByteArray("localhost:PORT") << 200;
+    QTest::newRow("a loopback name without the port: forwarded") << QByteArray("127.0.0.1") << 200;
+    QTest::newRow("DNS rebinding: a foreign name") << QByteArray("rebind.example:PORT") << 403;
+    QTest::newRow("another port") << QByteArray("127.0.0.1:1") << 403;
+    QTest::newRow("no Host") << QByteArray() << 403;
+}
+
+void TestFaultProxy::proxyRefusesForeignHost()
+{
+    QFETCH(QByteArray, host);
+    QFETCH(int, status);
+    FaultProxy proxy(m_upstream);
+    QVERIFY(proxy.listen());
+    const QByteArray port = QByteArray::number(proxy.port());
+    const QByteArray body = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+    RawClient client(proxy.port());
+    client.send("POST /mcp HTTP/1.1\r\n" + (host.isEmpty() ? QByteArray() : "Host: " + host.replace("PORT", port) + "\r\n")
+        + "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\n"
+          "Content-Length: "
+        + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    QTRY_VERIFY_WITH_TIMEOUT(client.disconnected, WaitMs);
+    if (status == 403) {
+        QCOMPARE(client.status(), 403);
+        QCOMPARE(proxy.forwarded(), 0);
+        QVERIFY2(client.body().contains(QByteArray("Host 127.0.0.1:" + port)), client.body().constData());
+        return;
+    }
+    // Forwarded: whatever the server answers a ping without a session, it came from upstream.
+    QCOMPARE(proxy.forwarded(), 1);
+    QVERIFY(client.status() != 403);
 }
 
 void TestFaultProxy::cliProxy()
