@@ -4,10 +4,10 @@
 # PNGs of the main window, the tools table, two call timelines and the Auth tab after a completed and
 # after a failed authorization (auth-steps.png, auth-failed.png) into BUILD/screenshots/.
 #
-# The Auth images: MCPSCOPE_SCREENSHOT_AUTH=real adds two servers on tests/peers/protected-peer.mjs to the
-# workspace, so both come from real flows (protected-http authorizes; protected-http-failing reaches the
-# same peer as "localhost", so the resource metadata it finds is for another origin and is refused).
-# Unset (or "fed"), the Auth view is fed with sample steps of both flows.
+# The Auth images come from real flows: two servers on tests/peers/protected-peer.mjs join the demo
+# workspace (protected-http authorizes; protected-http-failing reaches the same peer as "localhost", so the
+# resource metadata it finds is for another origin and is refused). MCPSCOPE_SCREENSHOT_AUTH=fed instead
+# feeds the Auth view with sample steps of both flows, on the demo workspace alone.
 set -euo pipefail
 build=${1:-build}
 out="$build/screenshots"
@@ -21,7 +21,7 @@ XDG_CONFIG_HOME=$(mktemp -d)
 MCPSCOPE_LOG_DIR=$XDG_CONFIG_HOME/logs
 trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
 workspace=resources/demo-workspace.json
-if [[ "${MCPSCOPE_SCREENSHOT_AUTH:-fed}" == real ]]; then
+if [[ "${MCPSCOPE_SCREENSHOT_AUTH:-real}" == real ]]; then
     # The demo servers, with ${workspaceFolder} made absolute, plus the two protected ones.
     root=$(pwd)
     node="$root/tests/peers/node_modules/node/bin/node"

@@ -194,6 +194,7 @@ void TestAuthTab::authorizeFromTheTabShowsEveryStep()
     QTRY_COMPARE_WITH_TIMEOUT(auth->state(), ServerAuth::State::None, 30000);
     QTRY_COMPARE(view->stateLine(), AuthView::stateText({}, 0));
     QVERIFY(!view->findChild<QPushButton*>(QStringLiteral("forgetTokens"))->isEnabled());
+    QDesktopServices::unsetUrlHandler(QStringLiteral("http"));
 }
 
 QTEST_MAIN(TestAuthTab)

@@ -120,8 +120,9 @@ AuthView::AuthView(QWidget* parent)
     m_detail->setPlaceholderText(tr("The selected step's URLs, request and response."));
     detailLayout->addWidget(m_heading);
     detailLayout->addWidget(m_detail, 1);
-    m_split->setStretchFactor(0, 2);
-    m_split->setStretchFactor(1, 3);
+    // Height gained or lost goes to the request and response; the list keeps what it was given.
+    m_split->setStretchFactor(0, 0);
+    m_split->setStretchFactor(1, 1);
     // The eight steps of a full flow fit without scrolling; the rest goes to the request and response.
     m_split->setSizes({ 250, 400 });
     layout->addWidget(m_split, 1);

@@ -10,6 +10,7 @@
 #include "engine/serverauth.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
+#include "mainwindow/authstepmodel.h"
 #include "mainwindow/authview.h"
 #include "mainwindow/mainwindow.h"
 #include "result/resultview.h"
@@ -281,10 +282,7 @@ void ScreenshotDriver::authScreenshot(
         QTimer::singleShot(600, this, [this, expectOk, file, then] {
             // Fed again: a row change of any server makes the tab show the real (empty) state once more.
             feedAuthView(expectOk);
-            // The token request, with both its request and its response (a failed flow shows its failure).
-            if (expectOk)
-                m_window->authView()->stepsView()->setCurrentIndex(
-                    m_window->authView()->stepsView()->model()->index(6, 0));
+            showTokenStep(expectOk);
             save(m_window, file);
             then();
         });
@@ -315,11 +313,29 @@ void ScreenshotDriver::authScreenshot(
             return false;
         },
         60000,
-        [this, file, then] {
-            save(m_window, file);
-            then();
+        [this, file, expectOk, then] {
+            showTokenStep(expectOk);
+            QTimer::singleShot(200, this, [this, file, then] {
+                save(m_window, file);
+                then();
+            });
         },
         expectOk ? tr("%1 to be authorized and ready").arg(server) : tr("the authorization of %1 to fail").arg(server));
+}
+
+void ScreenshotDriver::showTokenStep(bool completed)
+{
+    // A completed flow: the token request, with its request and its response. A failed one keeps its failure.
+    if (!completed)
+        return;
+    QTreeView* steps = m_window->authView()->stepsView();
+    for (int row = 0; row < steps->model()->rowCount(); ++row) {
+        const QModelIndex index = steps->model()->index(row, 0);
+        if (index.data(AuthStepModel::KindRole).toInt() == int(AuthStep::Kind::Token)) {
+            steps->setCurrentIndex(index);
+            return;
+        }
+    }
 }
 
 void ScreenshotDriver::browse(const QUrl& url)

@@ -53,6 +53,7 @@ private:
     /// Shows name's Auth tab after its flow ended (state ok), or fed with steps when it is not configured.
     void authScreenshot(const QString& server, bool expectOk, const QString& file, std::function<void()> then);
     void feedAuthView(bool completed);
+    void showTokenStep(bool completed);
     void fetchPage(const QUrl& url, int hopsLeft);
     void save(QWidget* widget, const QString& name);
     void fail(const QString& why);
