@@ -503,14 +503,16 @@ void ServerAuth::forgetTokens()
     m_client->forgetTokens();
 }
 
-void ServerAuth::setClientCredentials(
-    const QString& clientId, const QString& clientSecret, const QByteArray& clientKeyPem)
+void ServerAuth::setClientCredentials(const QString& clientId, const std::optional<QString>& clientSecret,
+    const std::optional<QByteArray>& clientKeyPem)
 {
     m_config.oauthClientId = clientId;
-    m_storedSecret = clientSecret;
-    m_storedKey = clientKeyPem;
-    if (!clientSecret.isEmpty())
-        Q_EMIT secretLearned(clientSecret);
+    if (clientSecret)
+        m_storedSecret = *clientSecret;
+    if (clientKeyPem)
+        m_storedKey = *clientKeyPem;
+    if (!m_storedSecret.isEmpty())
+        Q_EMIT secretLearned(m_storedSecret);
     persistClient();
     buildClient();
 }

@@ -93,7 +93,9 @@ public:
     void forgetTokens();
     /// The dialog's client credentials: the id goes into the config, the secret and the private key into
     /// the token store under "client/<server>", never into the workspace.
-    void setClientCredentials(const QString& clientId, const QString& clientSecret, const QByteArray& clientKeyPem);
+    /// An unset secret or key keeps the stored one; an empty one removes it.
+    void setClientCredentials(const QString& clientId, const std::optional<QString>& clientSecret,
+        const std::optional<QByteArray>& clientKeyPem);
     /// Whether a client secret / private key is stored (the dialog shows "stored in the keychain").
     bool hasClientSecret() const;
     bool hasClientKey() const;

@@ -73,8 +73,9 @@ void TestServerDialog::idAndGrantGoIntoTheConfig()
     QVERIFY(!QJsonDocument(dialog.config().toJson()).toJson().contains("s3cret"));
     const ServerDialog::CredentialChange change = dialog.credentialChange();
     QVERIFY(change.changed);
-    QCOMPARE(change.clientSecret, QStringLiteral("s3cret"));
-    QVERIFY(change.clientKeyPem.isEmpty());
+    QCOMPARE(change.clientSecret, std::optional<QString>(QStringLiteral("s3cret")));
+    // The key was not touched: a stored one is kept.
+    QVERIFY(!change.clientKeyPem.has_value());
 
     c.oauthGrant = QStringLiteral("authorization_code");
     dialog.setConfig(c);
@@ -101,7 +102,8 @@ void TestServerDialog::storedSecretIsShownAsStored()
     QVERIFY(!stored->isVisibleTo(&dialog));
     const ServerDialog::CredentialChange cleared = dialog.credentialChange();
     QVERIFY(cleared.changed);
-    QVERIFY(cleared.clientSecret.isEmpty());
+    QCOMPARE(cleared.clientSecret, std::optional<QString>(QString()));
+    QVERIFY(!cleared.clientKeyPem.has_value());
 }
 
 void TestServerDialog::clientCredentialsNeedAnIdAndASecretOrKey()
@@ -149,7 +151,8 @@ void TestServerDialog::privateKeyIsReadFromAPemFile()
     QCOMPARE(dialog.problem(), QString());
     const ServerDialog::CredentialChange change = dialog.credentialChange();
     QVERIFY(change.changed);
-    QCOMPARE(change.clientKeyPem, Pem);
+    QCOMPARE(change.clientKeyPem, std::optional<QByteArray>(Pem));
+    QVERIFY(!change.clientSecret.has_value());
     // The key's bytes go to the keychain; neither they nor the path reach the workspace.
     const QByteArray json = QJsonDocument(dialog.config().toJson()).toJson();
     QVERIFY(!json.contains("PRIVATE KEY"));

@@ -295,10 +295,16 @@ void ServerDialog::setStoredCredentials(bool secretStored, bool keyStored)
 ServerDialog::CredentialChange ServerDialog::credentialChange() const
 {
     CredentialChange change;
-    change.clientSecret = m_clientSecret->text();
-    change.clientKeyPem = m_newKey;
-    change.changed = !change.clientSecret.isEmpty() || !change.clientKeyPem.isEmpty()
-        || (m_secretCleared && m_secretStoredFlag) || (m_keyCleared && m_keyStoredFlag);
+    // Only what the user touched changes: a new secret keeps a stored key, and the reverse.
+    if (!m_clientSecret->text().isEmpty())
+        change.clientSecret = m_clientSecret->text();
+    else if (m_secretCleared && m_secretStoredFlag)
+        change.clientSecret = QString();
+    if (!m_newKey.isEmpty())
+        change.clientKeyPem = m_newKey;
+    else if (m_keyCleared && m_keyStoredFlag)
+        change.clientKeyPem = QByteArray();
+    change.changed = change.clientSecret.has_value() || change.clientKeyPem.has_value();
     return change;
 }
 

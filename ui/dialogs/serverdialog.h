@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include "config/serverconfig.h"
 
 #include <QDialog>
@@ -39,8 +41,8 @@ public:
     struct CredentialChange
     {
         bool changed = false;
-        QString clientSecret; ///< empty: none (cleared, or never set)
-        QByteArray clientKeyPem; ///< the PEM file's bytes, never its path
+        std::optional<QString> clientSecret; ///< unset: keep what is stored; empty: cleared
+        std::optional<QByteArray> clientKeyPem; ///< the PEM file's bytes, never its path; unset: keep
     };
     CredentialChange credentialChange() const;
     /// Reads a PEM private key for private_key_jwt; false with *error when it is not one.
