@@ -40,6 +40,10 @@ public:
     {
         m_answers.insert(path, { status, QJsonDocument(body).toJson(QJsonDocument::Compact) });
     }
+    void answerRaw(const QByteArray& path, int status, const QByteArray& body)
+    {
+        m_answers.insert(path, { status, body });
+    }
     /// Every request line and body received, in order.
     QList<QPair<QByteArray, QByteArray>> requests;
 
@@ -87,11 +91,17 @@ private Q_SLOTS:
     void callbackIssuer_data();
     void callbackIssuer();
     void anotherIssuerDropsRestoredCredentials();
+    void refreshVerdict_data();
+    void refreshVerdict();
+    void forgetTokensRevokes_data();
+    void forgetTokensRevokes();
 
 private:
     /// PRM, AS metadata with or without the RFC 9207 promise, DCR and a token endpoint without expires_in.
     static void serveAuthorizationServer(CannedServer& server, bool issPromised);
     static OAuthClient::Options options(const CannedServer& server, qint64* now);
+    /// Credentials as if a flow had finished: discovered endpoints at server, an access and a refresh token.
+    static QByteArray savedTokens(const CannedServer& server, bool withRevocation);
 };
 
 void TestOAuthFlow::serveAuthorizationServer(CannedServer& server, bool issPromised)
@@ -242,6 +252,126 @@ void TestOAuthFlow::anotherIssuerDropsRestoredCredentials()
     QCOMPARE(resaved.value(u"issuer"_s).toString(), server.base());
     QVERIFY(!client.saveCredentials().contains("old-at"));
     QVERIFY(!client.saveCredentials().contains("old-client"));
+}
+
+QByteArray TestOAuthFlow::savedTokens(const CannedServer& server, bool withRevocation)
+{
+    const QString base = server.base();
+    const QJsonObject saved { { u"version"_s, 1 }, { u"resource"_s, QString(base + u"/mcp"_s) }, { u"issuer"_s, base },
+        { u"discovered"_s, true },
+        { u"registration"_s,
+            QJsonObject { { u"source"_s, int(mcpscope::OAuthRegistration::Source::Dynamic) },
+                { u"clientId"_s, u"dyn-1"_s }, { u"clientSecret"_s, u"cs-secret-1"_s },
+                { u"tokenEndpointAuthMethod"_s, u"client_secret_basic"_s } } },
+        { u"discovery"_s,
+            QJsonObject { { u"authServer"_s, base }, { u"tokenEndpoint"_s, QString(base + u"/token"_s) },
+                { u"revocationEndpoint"_s, withRevocation ? QString(base + u"/revoke"_s) : QString() } } },
+        { u"tokens"_s,
+            QJsonObject { { u"accessToken"_s, u"at-old"_s }, { u"refreshToken"_s, u"rt-old"_s },
+                { u"expiresAt"_s, 2'000'000.0 } } } };
+    return QJsonDocument(saved).toJson();
+}
+
+void TestOAuthFlow::refreshVerdict_data()
+{
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<bool>("verdict");
+
+    QTest::newRow("400 invalid_grant ends the credentials")
+        << 400 << QByteArray(R"({"error":"invalid_grant"})") << true;
+    QTest::newRow("401 invalid_client ends the credentials")
+        << 401 << QByteArray(R"({"error":"invalid_client"})") << true;
+    QTest::newRow("503 keeps the token") << 503 << QByteArray(R"({"error":"temporarily_unavailable"})") << false;
+    QTest::newRow("400 without an OAuth error keeps the token") << 400 << QByteArray("<html>proxy</html>") << false;
+}
+
+void TestOAuthFlow::refreshVerdict()
+{
+    QFETCH(int, status);
+    QFETCH(QByteArray, body);
+    QFETCH(bool, verdict);
+
+    CannedServer server;
+    QVERIFY(server.listen());
+    server.answer("/token", status, QJsonDocument::fromJson(body).object());
+    if (!QJsonDocument::fromJson(body).isObject())
+        server.answerRaw("/token", status, body);
+    qint64 now = 1'000'000;
+    OAuthClient client(options(server, &now));
+    QVERIFY(client.restoreCredentials(savedTokens(server, false)));
+    QVERIFY(client.canRefresh());
+    QSignalSpy expired(&client, &OAuthClient::expired);
+    QSignalSpy failed(&client, &OAuthClient::failed);
+    client.refresh();
+    QTRY_COMPARE_WITH_TIMEOUT(expired.size() + failed.size(), 1, 10000);
+    QCOMPARE(expired.size(), verdict ? 1 : 0);
+    QCOMPARE(client.state(), verdict ? OAuthClient::State::Expired : OAuthClient::State::Authorized);
+    QCOMPARE(client.hasToken(), !verdict);
+    QCOMPARE(client.canRefresh(), !verdict);
+    // The refresh used the refresh token, the resource, and the registration's client authentication.
+    const QUrlQuery form(QString::fromLatin1(server.requests.value(0).second));
+    QCOMPARE(form.queryItemValue(u"grant_type"_s, QUrl::FullyDecoded), u"refresh_token"_s);
+    QCOMPARE(form.queryItemValue(u"refresh_token"_s, QUrl::FullyDecoded), u"rt-old"_s);
+    QCOMPARE(form.queryItemValue(u"resource"_s, QUrl::FullyDecoded), QString(server.base() + u"/mcp"_s));
+    const AuthStep& step = client.steps().last();
+    QCOMPARE(step.kind, AuthStep::Kind::Refresh);
+    QCOMPARE(step.status, AuthStep::Status::Failed);
+    QVERIFY2(step.detail.contains(QString::number(status)), qPrintable(step.detail));
+    QVERIFY(!step.request.contains(u"rt-old"_s));
+    QVERIFY(!step.request.contains(u"cs-secret-1"_s));
+}
+
+void TestOAuthFlow::forgetTokensRevokes_data()
+{
+    QTest::addColumn<bool>("endpoint");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<int>("stepStatus");
+    QTest::addColumn<int>("requests");
+
+    QTest::newRow("revoked at the endpoint") << true << 200 << int(AuthStep::Status::Ok) << 2;
+    QTest::newRow("a refused revocation says so") << true << 503 << int(AuthStep::Status::Failed) << 2;
+    QTest::newRow("no revocation endpoint") << false << 200 << int(AuthStep::Status::Skipped) << 0;
+}
+
+void TestOAuthFlow::forgetTokensRevokes()
+{
+    QFETCH(bool, endpoint);
+    QFETCH(int, status);
+    QFETCH(int, stepStatus);
+    QFETCH(int, requests);
+
+    CannedServer server;
+    QVERIFY(server.listen());
+    server.answer("/revoke", status, {});
+    qint64 now = 1'000'000;
+    OAuthClient client(options(server, &now));
+    QVERIFY(client.restoreCredentials(savedTokens(server, endpoint)));
+    QSignalSpy revoked(&client, &OAuthClient::revoked);
+    client.forgetTokens();
+    QTRY_COMPARE_WITH_TIMEOUT(revoked.size(), 1, 10000);
+    QVERIFY(!client.hasToken());
+    QVERIFY(!client.canRefresh());
+    QVERIFY(!client.saveCredentials().contains("at-old"));
+    QVERIFY(!client.saveCredentials().contains("rt-old"));
+    QCOMPARE(server.requests.size(), requests);
+    if (requests) {
+        // The refresh token first (it ends the whole grant), each with its hint.
+        const QUrlQuery first(QString::fromLatin1(server.requests.at(0).second));
+        QCOMPARE(first.queryItemValue(u"token_type_hint"_s, QUrl::FullyDecoded), u"refresh_token"_s);
+        QCOMPARE(first.queryItemValue(u"token"_s, QUrl::FullyDecoded), u"rt-old"_s);
+        const QUrlQuery second(QString::fromLatin1(server.requests.at(1).second));
+        QCOMPARE(second.queryItemValue(u"token_type_hint"_s, QUrl::FullyDecoded), u"access_token"_s);
+    }
+    const AuthStep& step = client.steps().last();
+    QCOMPARE(step.kind, AuthStep::Kind::Revoke);
+    QCOMPARE(int(step.status), stepStatus);
+    if (status != 200)
+        QVERIFY2(step.detail.contains(u"503"_s), qPrintable(step.detail));
+    if (!endpoint)
+        QVERIFY2(step.detail.contains(u"no revocation endpoint"_s), qPrintable(step.detail));
+    QVERIFY(!step.request.contains(u"rt-old"_s));
+    QVERIFY(!step.request.contains(u"at-old"_s));
 }
 
 QTEST_GUILESS_MAIN(TestOAuthFlow)
