@@ -90,8 +90,8 @@ void OAuthClient::requestToken(const QString& code)
         fail(tr("Server '%1': %2").arg(m_options.serverName, error));
         return;
     }
-    Q_EMIT log(tr("Requesting a token at %1 (%2)")
-                   .arg(m_tokenEndpoint.toString(), m_registration.tokenEndpointAuthMethod));
+    Q_EMIT log(
+        tr("Requesting a token at %1 (%2)").arg(m_tokenEndpoint.toString(), m_registration.tokenEndpointAuthMethod));
     postForm(m_tokenEndpoint, form, authorization,
         [this](const Response& response) { takeTokens(response, tr("the token request")); });
 }
@@ -109,9 +109,8 @@ void OAuthClient::requestClientCredentials()
     m_registration.source = OAuthRegistration::Source::PreRegistered;
     m_registration.clientId = m_options.clientId;
     m_registration.clientSecret = m_options.clientSecret;
-    m_registration.tokenEndpointAuthMethod = !m_options.clientKeyPem.isEmpty()
-        ? QStringLiteral("private_key_jwt")
-        : chooseAuthMethod(true);
+    m_registration.tokenEndpointAuthMethod
+        = !m_options.clientKeyPem.isEmpty() ? QStringLiteral("private_key_jwt") : chooseAuthMethod(true);
     Form form { { QStringLiteral("grant_type"), QStringLiteral("client_credentials") },
         { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) } };
     m_requestedScope = chooseScope();
@@ -199,10 +198,10 @@ void OAuthClient::takeTokens(const Response& response, const QString& what)
     const bool refreshing = std::exchange(m_refreshing, false);
     const QString token = response.json.value(QLatin1String("access_token")).toString();
     if (response.status != 200 || token.isEmpty()) {
-        const QString message = tr("Server '%1': %2 to %3 failed (%4): %5")
-                                    .arg(m_options.serverName, what, m_tokenEndpoint.toString(),
-                                        statusText(response.status, response.networkError),
-                                        oauthErrorText(response.json, response.body));
+        const QString message
+            = tr("Server '%1': %2 to %3 failed (%4): %5")
+                  .arg(m_options.serverName, what, m_tokenEndpoint.toString(),
+                      statusText(response.status, response.networkError), oauthErrorText(response.json, response.body));
         if (refreshing && isVerdict(response.status, response.json)) {
             // The authorization server's verdict: these credentials are over; only a new authorization helps.
             m_accessToken.clear();
@@ -239,8 +238,8 @@ void OAuthClient::takeTokens(const Response& response, const QString& what)
     if (!refresh.isEmpty())
         m_refreshToken = refresh; // refresh tokens rotate: always keep the newest
     const QJsonValue expiresIn = response.json.value(QLatin1String("expires_in"));
-    const qint64 seconds = expiresIn.isDouble() && expiresIn.toDouble() > 0 ? qint64(expiresIn.toDouble())
-                                                                            : DefaultExpiresInSeconds;
+    const qint64 seconds
+        = expiresIn.isDouble() && expiresIn.toDouble() > 0 ? qint64(expiresIn.toDouble()) : DefaultExpiresInSeconds;
     m_expiresAt = now() + seconds * 1000;
     const QString scope = response.json.value(QLatin1String("scope")).toString();
     m_grantedScope = scope.isEmpty() ? m_requestedScope : scope;
@@ -318,8 +317,15 @@ void OAuthClient::revokeNext(QStringList hints)
 {
     if (hints.isEmpty()) {
         if (AuthStep* step = currentStep()) {
-            step->status = step->urlsTried.isEmpty() ? AuthStep::Status::Skipped : AuthStep::Status::Ok;
-            step->detail = tr("Revoked at %1; the tokens are forgotten.").arg(m_revocationEndpoint.toString());
+            // A refused revocation already said why in the detail; that must survive the end of the step.
+            if (step->urlsTried.isEmpty()) {
+                step->status = AuthStep::Status::Skipped;
+            } else if (step->detail.isEmpty()) {
+                step->status = AuthStep::Status::Ok;
+                step->detail = tr("Revoked at %1; the tokens are forgotten.").arg(m_revocationEndpoint.toString());
+            } else {
+                step->status = AuthStep::Status::Failed;
+            }
             step->endedAt = now();
         }
         m_accessToken.clear();

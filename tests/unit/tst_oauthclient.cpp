@@ -53,6 +53,12 @@ void TestOAuthClient::parseChallenge_data()
         << QStringLiteral("right") << QUrl();
     QTest::newRow("token68 scheme before Bearer") << QByteArray("Negotiate abc==, Bearer error=\"invalid_token\"")
                                                   << true << QStringLiteral("invalid_token") << QString() << QUrl();
+    QTest::newRow("commas and = inside a quoted string")
+        << QByteArray(R"(Bearer error_description="a, b=c, scope=\"no\"", scope="x y",error="invalid_token")") << true
+        << QStringLiteral("invalid_token") << QStringLiteral("x y") << QUrl();
+    QTest::newRow("a Bearer look-alike inside a Basic realm")
+        << QByteArray(R"(Basic realm="a, Bearer scope=\"no\"", Bearer scope="yes")") << true << QString()
+        << QStringLiteral("yes") << QUrl();
     QTest::newRow("no Bearer challenge at all")
         << QByteArray("Basic realm=\"x\", scope=\"s\"") << false << QString() << QString() << QUrl();
 }
