@@ -109,11 +109,12 @@ int ConformanceClient::start(const QStringList& args)
     // the scenario, so they stay in memory instead of the user's keychain.
     m_engine->setAuthBrowser(ServerAuth::Browser::None);
     m_engine->setTokenStore(TokenStore::createMemory(tr("a conformance run keeps its tokens in memory")));
-    m_engine->setAuthOptionsAdjuster([context, scenario = m_scenario](const ServerConfig&, OAuthClient::Options& options) {
-        options.clientMetadataUrl = clientMetadataUrl();
-        options.requestTimeoutMs = RequestTimeoutMs;
-        applyConformanceContext(scenario, context, options);
-    });
+    m_engine->setAuthOptionsAdjuster(
+        [context, scenario = m_scenario](const ServerConfig&, OAuthClient::Options& options) {
+            options.clientMetadataUrl = clientMetadataUrl();
+            options.requestTimeoutMs = RequestTimeoutMs;
+            applyConformanceContext(scenario, context, options);
+        });
     m_connection = m_engine->addServer(config);
     RedactingOutput::setRedactor(m_engine->redactor());
     connect(m_engine, &Engine::redactorChanged, this, [this] { RedactingOutput::setRedactor(m_engine->redactor()); });

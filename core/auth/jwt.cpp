@@ -87,8 +87,8 @@ QByteArray signEs256(QJsonObject header, const QJsonObject& claims, const QByteA
     std::unique_ptr<EVP_MD_CTX, ContextFree> context(EVP_MD_CTX_new());
     size_t length = 0;
     if (!context || EVP_DigestSignInit(context.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1
-        || EVP_DigestSign(context.get(), nullptr, &length,
-               reinterpret_cast<const unsigned char*>(input.constData()), size_t(input.size()))
+        || EVP_DigestSign(context.get(), nullptr, &length, reinterpret_cast<const unsigned char*>(input.constData()),
+               size_t(input.size()))
             != 1)
         return fail(QStringLiteral("OpenSSL could not sign with the private key"));
     QByteArray der(qsizetype(length), '\0');

@@ -209,38 +209,39 @@ void OAuthClient::send(HttpRequest request, ResponseHandler handler)
         if (body->size() > MaxBodyBytes)
             reply->abort();
     });
-    connect(reply, &HttpReply::finished, this, [this, reply, body, generation, method, url, handler = std::move(handler)] {
-        reply->deleteLater();
-        m_replies.removeAll(reply);
-        if (generation != m_generation)
-            return;
-        body->append(reply->readAll());
-        Response response;
-        response.status = reply->error() == HttpClientError::None ? reply->status() : 0;
-        response.body = body->left(MaxBodyBytes);
-        if (response.status == 0)
-            response.networkError = reply->errorString();
-        const QByteArray location = reply->header("Location");
-        if (!location.isEmpty())
-            response.location = reply->url().resolved(QUrl::fromEncoded(location));
-        const QJsonDocument doc = QJsonDocument::fromJson(response.body);
-        if (doc.isObject())
-            response.json = doc.object();
-        if (AuthStep* step = currentStep()) {
-            const QString outcome
-                = response.status ? QString::number(response.status) : tr("no answer (%1)").arg(response.networkError);
-            step->urlsTried.append(maskSecrets(method + QLatin1Char(' ') + url.toString(QUrl::FullyEncoded)
-                + QStringLiteral(" → ") + outcome));
-            QString text = response.status ? QStringLiteral("HTTP ") + QString::number(response.status) : outcome;
-            if (response.location.isValid())
-                text += QStringLiteral("\nLocation: ") + response.location.toString(QUrl::FullyEncoded);
-            if (!response.body.isEmpty())
-                text += QStringLiteral("\n\n") + QString::fromUtf8(response.body.left(MaxStepTextChars));
-            step->response = maskSecrets(text);
-            Q_EMIT stepsChanged();
-        }
-        handler(response);
-    });
+    connect(
+        reply, &HttpReply::finished, this, [this, reply, body, generation, method, url, handler = std::move(handler)] {
+            reply->deleteLater();
+            m_replies.removeAll(reply);
+            if (generation != m_generation)
+                return;
+            body->append(reply->readAll());
+            Response response;
+            response.status = reply->error() == HttpClientError::None ? reply->status() : 0;
+            response.body = body->left(MaxBodyBytes);
+            if (response.status == 0)
+                response.networkError = reply->errorString();
+            const QByteArray location = reply->header("Location");
+            if (!location.isEmpty())
+                response.location = reply->url().resolved(QUrl::fromEncoded(location));
+            const QJsonDocument doc = QJsonDocument::fromJson(response.body);
+            if (doc.isObject())
+                response.json = doc.object();
+            if (AuthStep* step = currentStep()) {
+                const QString outcome = response.status ? QString::number(response.status)
+                                                        : tr("no answer (%1)").arg(response.networkError);
+                step->urlsTried.append(maskSecrets(
+                    method + QLatin1Char(' ') + url.toString(QUrl::FullyEncoded) + QStringLiteral(" → ") + outcome));
+                QString text = response.status ? QStringLiteral("HTTP ") + QString::number(response.status) : outcome;
+                if (response.location.isValid())
+                    text += QStringLiteral("\nLocation: ") + response.location.toString(QUrl::FullyEncoded);
+                if (!response.body.isEmpty())
+                    text += QStringLiteral("\n\n") + QString::fromUtf8(response.body.left(MaxStepTextChars));
+                step->response = maskSecrets(text);
+                Q_EMIT stepsChanged();
+            }
+            handler(response);
+        });
 }
 
 void OAuthClient::get(const QUrl& url, ResponseHandler handler, bool followRedirects)
@@ -365,8 +366,8 @@ void OAuthClient::completeAuthorization(const QUrlQuery& callback)
         return;
     }
     if (AuthStep* step = currentStep())
-        step->request = maskSecrets(
-            m_options.redirectUri.toString() + QLatin1Char('?') + callback.toString(QUrl::FullyEncoded));
+        step->request
+            = maskSecrets(m_options.redirectUri.toString() + QLatin1Char('?') + callback.toString(QUrl::FullyEncoded));
     handleCallback(callback);
 }
 

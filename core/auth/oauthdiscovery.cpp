@@ -282,7 +282,8 @@ void OAuthClient::registerClient()
         Q_EMIT log(tr("Using the pre-registered client id '%1' (%2).")
                        .arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
         endStep(AuthStep::Status::Ok,
-            tr("Pre-registered client '%1' (%2).").arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
+            tr("Pre-registered client '%1' (%2).")
+                .arg(m_registration.clientId, m_registration.tokenEndpointAuthMethod));
         startAuthorization();
         return;
     }

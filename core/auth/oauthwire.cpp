@@ -114,7 +114,8 @@ QString OAuthWire::maskSecrets(const QString& text)
         QRegularExpression(QStringLiteral("(\"(?:%1)\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\"")
                                .arg(secretParameters().join(QLatin1Char('|')))),
         // name=value in a form body or a query
-        QRegularExpression(QStringLiteral("((?:^|[?&\\s])(?:%1)=)[^&\\s#]*").arg(secretParameters().join(QLatin1Char('|')))),
+        QRegularExpression(
+            QStringLiteral("((?:^|[?&\\s])(?:%1)=)[^&\\s#]*").arg(secretParameters().join(QLatin1Char('|')))),
         // credential headers
         QRegularExpression(QStringLiteral("((?:Authorization|Proxy-Authorization|Cookie)\\s*:[ \\t]*)[^\\r\\n]+"),
             QRegularExpression::CaseInsensitiveOption),

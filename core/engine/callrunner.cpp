@@ -116,8 +116,8 @@ void CallRunner::waitForAuthorization()
     m_record.rule = QStringLiteral("R2");
     publish();
     const qint64 started = wallClock();
-    m_connection->auth()->ensure(m_connection->authChallenge(), waitMs, this,
-        [this, started](bool ok, const QString& error) {
+    m_connection->auth()->ensure(
+        m_connection->authChallenge(), waitMs, this, [this, started](bool ok, const QString& error) {
             if (m_finished)
                 return;
             m_record.events.append({ wallClock(), QStringLiteral("auth"),

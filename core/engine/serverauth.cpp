@@ -60,9 +60,8 @@ ServerAuth::ServerAuth(const ServerConfig& config, std::shared_ptr<TokenStore> s
             refreshNow();
     });
     if (m_store)
-        connect(m_store.get(), &TokenStore::problem, this, [this](const QString& message) {
-            Q_EMIT problem(tr("Server '%1': %2").arg(m_config.name, message));
-        });
+        connect(m_store.get(), &TokenStore::problem, this,
+            [this](const QString& message) { Q_EMIT problem(tr("Server '%1': %2").arg(m_config.name, message)); });
     buildClient();
     load();
 }
@@ -156,7 +155,7 @@ void ServerAuth::buildClient()
     options.clientSecret = m_config.oauthClientSecret.isEmpty() ? m_storedSecret : m_config.oauthClientSecret;
     options.clientKeyPem = m_config.oauthClientKeyPem.isEmpty() ? m_storedKey : m_config.oauthClientKeyPem;
     options.grant = m_config.oauthGrant == QLatin1String("client_credentials") ? OAuthClient::Grant::ClientCredentials
-                                                                                 : OAuthClient::Grant::AuthorizationCode;
+                                                                               : OAuthClient::Grant::AuthorizationCode;
     options.browser = m_browser == Browser::External ? OAuthClient::Browser::External : OAuthClient::Browser::None;
     options.tlsVerify = m_config.tlsVerify;
     options.requestTimeoutMs = std::min(m_config.requestTimeoutMs, MaxOAuthRequestMs);
@@ -248,8 +247,8 @@ void ServerAuth::persistTokens()
         m_store->remove(m_client->credentialsKey(), this, {});
         return;
     }
-    m_store->write(m_client->credentialsKey(), m_client->saveCredentials(), this,
-        [this](bool ok, const QString& error) {
+    m_store->write(
+        m_client->credentialsKey(), m_client->saveCredentials(), this, [this](bool ok, const QString& error) {
             if (!ok)
                 Q_EMIT problem(tr("Server '%1': the tokens could not be stored: %2").arg(m_config.name, error));
         });
@@ -270,8 +269,8 @@ void ServerAuth::persistClient()
         m_store->remove(clientKey(), this, {});
         return;
     }
-    m_store->write(clientKey(), QJsonDocument(entry).toJson(QJsonDocument::Compact), this,
-        [this](bool ok, const QString& error) {
+    m_store->write(
+        clientKey(), QJsonDocument(entry).toJson(QJsonDocument::Compact), this, [this](bool ok, const QString& error) {
             if (!ok)
                 Q_EMIT problem(
                     tr("Server '%1': the client credentials could not be stored: %2").arg(m_config.name, error));
@@ -368,8 +367,7 @@ void ServerAuth::startFlow(const TransportFailure& challenge)
 
 bool ServerAuth::prepareBrowser()
 {
-    if (m_browser != Browser::External
-        || m_config.oauthGrant == QLatin1String("client_credentials"))
+    if (m_browser != Browser::External || m_config.oauthGrant == QLatin1String("client_credentials"))
         return true;
     if (m_listener && m_listener->isListening())
         return true;
@@ -377,10 +375,8 @@ bool ServerAuth::prepareBrowser()
         m_listener = new RedirectListener(this);
         connect(m_listener, &RedirectListener::callbackReceived, this,
             [this](const QUrlQuery& query) { m_client->completeAuthorization(query); });
-        connect(m_listener, &RedirectListener::rejected, this, [this](const QString& reason) {
-            Q_EMIT problem(tr("Server '%1': %2")
-                               .arg(m_config.name, reason));
-        });
+        connect(m_listener, &RedirectListener::rejected, this,
+            [this](const QString& reason) { Q_EMIT problem(tr("Server '%1': %2").arg(m_config.name, reason)); });
     }
     QString error;
     if (!m_listener->listen(m_redirectPort, &error)) {
@@ -503,8 +499,8 @@ void ServerAuth::forgetTokens()
     m_client->forgetTokens();
 }
 
-void ServerAuth::setClientCredentials(const QString& clientId, const std::optional<QString>& clientSecret,
-    const std::optional<QByteArray>& clientKeyPem)
+void ServerAuth::setClientCredentials(
+    const QString& clientId, const std::optional<QString>& clientSecret, const std::optional<QByteArray>& clientKeyPem)
 {
     m_config.oauthClientId = clientId;
     if (clientSecret)

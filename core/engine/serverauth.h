@@ -150,7 +150,8 @@ private:
     bool m_loaded = false;
     bool m_flowRunning = false;
     bool m_refreshing = false;
-    std::optional<TransportFailure> m_challenge; ///< of the flow in progress, for a re-authorization after a refused refresh
+    std::optional<TransportFailure>
+        m_challenge; ///< of the flow in progress, for a re-authorization after a refused refresh
     quint64 m_tokenGeneration = 0;
     QString m_storedSecret;
     QByteArray m_storedKey;

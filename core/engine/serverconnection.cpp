@@ -250,9 +250,8 @@ bool ServerConnection::authorizeInitialize(const QString& message)
     }
     ++m_initializeAuthorizations;
     m_authChallenge = failure;
-    Q_EMIT serverLog(tr("Server '%1' asks for authorization (HTTP %2); authorizing.")
-                         .arg(m_config.name)
-                         .arg(failure.httpStatus));
+    Q_EMIT serverLog(
+        tr("Server '%1' asks for authorization (HTTP %2); authorizing.").arg(m_config.name).arg(failure.httpStatus));
     setState(State::Connecting);
     const bool browser = m_auth->client()->options().browser == OAuthClient::Browser::External
         && m_config.oauthGrant != QLatin1String("client_credentials");
@@ -262,7 +261,8 @@ bool ServerConnection::authorizeInitialize(const QString& message)
                 connectToServer();
                 return;
             }
-            m_lastError = tr("Server '%1' needs authorization: %2").arg(m_config.name, error.isEmpty() ? message : error);
+            m_lastError
+                = tr("Server '%1' needs authorization: %2").arg(m_config.name, error.isEmpty() ? message : error);
             setState(State::NeedsAuth);
             Q_EMIT failed(m_lastError);
         });

@@ -91,8 +91,8 @@ public:
     FaultProxy* faultProxy() const { return m_proxy; }
     /// An HTTP server's OAuth (issue 13): tokens from store, flows that open a browser or not. Without it a
     /// 401 only reconnects. The engine calls this for every HTTP server it adds.
-    void enableAuth(std::shared_ptr<TokenStore> store, ServerAuth::Browser browser,
-        ServerAuth::OptionsAdjuster adjust = {});
+    void enableAuth(
+        std::shared_ptr<TokenStore> store, ServerAuth::Browser browser, ServerAuth::OptionsAdjuster adjust = {});
     /// The server's OAuth, or null (stdio, or auth not enabled).
     ServerAuth* auth() const { return m_auth; }
     /// The challenge of the last initialize that needed credentials (what a call waiting in NeedsAuth joins).

@@ -146,8 +146,8 @@ void FaultProxyConnection::handleRequest()
     // gets its own Host either way.
     const QByteArray host = HttpWire::header(m_request->headers, "Host").trimmed().toLower();
     const QByteArray suffix = ':' + QByteArray::number(m_proxy->port());
-    const bool ours = host == "127.0.0.1" || host == "localhost" || host == "127.0.0.1" + suffix
-        || host == "localhost" + suffix;
+    const bool ours
+        = host == "127.0.0.1" || host == "localhost" || host == "127.0.0.1" + suffix || host == "localhost" + suffix;
     if (!ours) {
         m_keepAlive = false;
         respond(403, { { "Content-Type", "text/plain" } },

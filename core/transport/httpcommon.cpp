@@ -22,7 +22,8 @@ HttpRequest HttpCommon::makeRequest(const QByteArray& method, const QUrl& url, c
     bool configuredAuthorization = false;
     for (const auto& [name, value] : options.headers) {
         request.headers.append({ name.toUtf8(), value.toUtf8() });
-        configuredAuthorization = configuredAuthorization || name.compare(QLatin1String("Authorization"), Qt::CaseInsensitive) == 0;
+        configuredAuthorization
+            = configuredAuthorization || name.compare(QLatin1String("Authorization"), Qt::CaseInsensitive) == 0;
     }
     // An Authorization header the user configured wins over OAuth: it is what they asked to send.
     if (options.credentials && !configuredAuthorization) {

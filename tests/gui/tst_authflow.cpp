@@ -118,7 +118,8 @@ void TestAuthFlow::initTestCase()
     if (!store->isPersistent()) {
         if (qEnvironmentVariableIsSet("MCPSCOPE_REQUIRE_SECRET_SERVICE"))
             QFAIL(qPrintable(u"make test runs a Secret Service, but none answered: "_s + store->description()));
-        QSKIP(qPrintable(u"no Secret Service to keep the tokens in (run through make test): "_s + store->description()));
+        QSKIP(
+            qPrintable(u"no Secret Service to keep the tokens in (run through make test): "_s + store->description()));
     }
     QVERIFY2(m_peer.start(mcpscope::test::peersDir() + u"/protected-peer.mjs"_s, { u"0"_s }, u"listening http"_s),
         m_peer.output().constData());
@@ -141,8 +142,8 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
         QFile file(workspace);
         QVERIFY(file.open(QIODevice::WriteOnly));
         const QJsonObject server { { u"transport"_s, u"http"_s }, { u"url"_s, m_url.toString() } };
-        file.write(QJsonDocument(QJsonObject {
-            { u"mcpscopeWorkspace"_s, 1 }, { u"servers"_s, QJsonObject { { u"protected"_s, server } } } })
+        file.write(QJsonDocument(
+            QJsonObject { { u"mcpscopeWorkspace"_s, 1 }, { u"servers"_s, QJsonObject { { u"protected"_s, server } } } })
                        .toJson());
     }
     mcpscope::test::TestBrowser browser;
@@ -216,8 +217,8 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
     }
     QString saveError;
     QVERIFY2(window->session()->saveWorkspace(workspace, &saveError), qPrintable(saveError));
-    QVERIFY2(filesContaining(m_dir.path(), token).isEmpty(),
-        qPrintable(filesContaining(m_dir.path(), token).join(u", "_s)));
+    QVERIFY2(
+        filesContaining(m_dir.path(), token).isEmpty(), qPrintable(filesContaining(m_dir.path(), token).join(u", "_s)));
     QVERIFY(QFile::exists(storePath));
 
     // 3. A restart reuses the stored token: no second authorization, no second browser.
@@ -238,7 +239,8 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
     QVERIFY2(readyAgain.wait(60000), qPrintable(connection->lastError()));
     QCOMPARE(browser.opened().size(), 1);
     QCOMPARE(auth->client()->authorizationHeader(), header);
-    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("grants"_L1).toObject().value("authorization_code"_L1).toInt(),
+    QCOMPARE(
+        control(m_url, "GET", u"/control/state"_s).value("grants"_L1).toObject().value("authorization_code"_L1).toInt(),
         1);
 
     // 4. The peer expires every access token: the next call gets a 401, R2 refreshes, the call is sent
@@ -269,5 +271,5 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
 }
 
 QTEST_MAIN(TestAuthFlow)
-#include "tst_authflow.moc"
 #include "moc_testbrowser.cpp"
+#include "tst_authflow.moc"

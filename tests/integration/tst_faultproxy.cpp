@@ -787,7 +787,8 @@ void TestFaultProxy::proxyRefusesForeignHost()
     const QByteArray port = QByteArray::number(proxy.port());
     const QByteArray body = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
     RawClient client(proxy.port());
-    client.send("POST /mcp HTTP/1.1\r\n" + (host.isEmpty() ? QByteArray() : "Host: " + host.replace("PORT", port) + "\r\n")
+    client.send("POST /mcp HTTP/1.1\r\n"
+        + (host.isEmpty() ? QByteArray() : "Host: " + host.replace("PORT", port) + "\r\n")
         + "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\n"
           "Content-Length: "
         + QByteArray::number(body.size()) + "\r\n\r\n" + body);

@@ -98,8 +98,8 @@ void TestOAuthEngine::init()
     m_peer = std::make_unique<mcpscope::test::PeerProcess>();
     QVERIFY2(m_peer->start(mcpscope::test::peersDir() + u"/protected-peer.mjs"_s, { u"0"_s }, u"listening http"_s),
         m_peer->output().constData());
-    const QRegularExpressionMatch match
-        = QRegularExpression(u"listening (http://127\\.0\\.0\\.1:\\d+/mcp)"_s).match(QString::fromUtf8(m_peer->output()));
+    const QRegularExpressionMatch match = QRegularExpression(u"listening (http://127\\.0\\.0\\.1:\\d+/mcp)"_s)
+                                              .match(QString::fromUtf8(m_peer->output()));
     QVERIFY2(match.hasMatch(), m_peer->output().constData());
     m_url = QUrl(match.captured(1));
 }
@@ -270,5 +270,5 @@ void TestOAuthEngine::cliExitsFiveWhenOnlyABrowserCouldGoOn()
 }
 
 QTEST_MAIN(TestOAuthEngine)
-#include "tst_oauthengine.moc"
 #include "moc_testbrowser.cpp"
+#include "tst_oauthengine.moc"

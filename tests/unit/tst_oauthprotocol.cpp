@@ -114,10 +114,13 @@ void TestOAuthProtocol::resourceMetadataOrder_data()
                url(u"https://mcp.example/.well-known/oauth-protected-resource/api/mcp"_s),
                url(u"https://mcp.example/.well-known/oauth-protected-resource"_s) };
     QTest::newRow("no challenge URL") << url(u"http://127.0.0.1:3000/mcp"_s) << QUrl()
-                                      << QList<QUrl> { url(u"http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"_s),
-                                             url(u"http://127.0.0.1:3000/.well-known/oauth-protected-resource"_s) };
-    QTest::newRow("server at the root: only the root URL") << url(u"https://mcp.example/"_s) << QUrl()
-                                                            << QList<QUrl> { url(u"https://mcp.example/.well-known/oauth-protected-resource"_s) };
+                                      << QList<QUrl> {
+                                             url(u"http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"_s),
+                                             url(u"http://127.0.0.1:3000/.well-known/oauth-protected-resource"_s)
+                                         };
+    QTest::newRow("server at the root: only the root URL")
+        << url(u"https://mcp.example/"_s) << QUrl()
+        << QList<QUrl> { url(u"https://mcp.example/.well-known/oauth-protected-resource"_s) };
     QTest::newRow("a challenge URL that is not http is skipped")
         << url(u"https://mcp.example/mcp"_s) << url(u"file:///etc/passwd"_s)
         << QList<QUrl> { url(u"https://mcp.example/.well-known/oauth-protected-resource/mcp"_s),
@@ -215,20 +218,22 @@ void TestOAuthProtocol::masksSecrets_data()
 {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("masked");
-    QTest::newRow("token answer") << uR"({"access_token":"at-123","token_type":"bearer","refresh_token":"rt-456"})"_s
-                                  << uR"({"access_token":"[redacted]","token_type":"bearer","refresh_token":"[redacted]"})"_s;
-    QTest::newRow("form body") << u"grant_type=authorization_code&code=abc&code_verifier=xyz&resource=r"_s
-                               << u"grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&resource=r"_s;
+    QTest::newRow("token answer")
+        << uR"({"access_token":"at-123","token_type":"bearer","refresh_token":"rt-456"})"_s
+        << uR"({"access_token":"[redacted]","token_type":"bearer","refresh_token":"[redacted]"})"_s;
+    QTest::newRow("form body")
+        << u"grant_type=authorization_code&code=abc&code_verifier=xyz&resource=r"_s
+        << u"grant_type=authorization_code&code=[redacted]&code_verifier=[redacted]&resource=r"_s;
     QTest::newRow("callback URL keeps state and iss")
         << u"http://127.0.0.1:5/cb?code=c0de&state=s1&iss=https%3A%2F%2Fa"_s
         << u"http://127.0.0.1:5/cb?code=[redacted]&state=s1&iss=https%3A%2F%2Fa"_s;
-    QTest::newRow("code_challenge is public") << u"?code_challenge=E9M&code_challenge_method=S256"_s
-                                              << u"?code_challenge=E9M&code_challenge_method=S256"_s;
+    QTest::newRow("code_challenge is public")
+        << u"?code_challenge=E9M&code_challenge_method=S256"_s << u"?code_challenge=E9M&code_challenge_method=S256"_s;
     QTest::newRow("Basic client authentication")
         << u"POST /token\nAuthorization: Basic Y2xpZW50OnNlY3JldA==\nAccept: application/json"_s
         << u"POST /token\nAuthorization: [redacted]\nAccept: application/json"_s;
-    QTest::newRow("assertions and client secrets") << u"client_assertion=eyJ.x.y&client_secret=s3"_s
-                                                   << u"client_assertion=[redacted]&client_secret=[redacted]"_s;
+    QTest::newRow("assertions and client secrets")
+        << u"client_assertion=eyJ.x.y&client_secret=s3"_s << u"client_assertion=[redacted]&client_secret=[redacted]"_s;
     QTest::newRow("registration answer") << uR"({"client_id":"c","client_secret" : "s"})"_s
                                          << uR"({"client_id":"c","client_secret" : "[redacted]"})"_s;
 }
