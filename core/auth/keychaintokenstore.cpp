@@ -229,36 +229,26 @@ void KeychainTokenStore::write(const QString& key, const QByteArray& value, QObj
 {
     auto* job = newJob<QKeychain::WritePasswordJob>(key);
     job->setBinaryData(value);
-    QPointer<QObject> target(context);
-    const bool hasContext = context != nullptr;
-    connect(job, &QKeychain::Job::finished, this,
-        [this, key, target, hasContext, done = std::move(done)](QKeychain::Job* finished) {
-            const bool ok = finished->error() == QKeychain::NoError;
-            const QString message = ok ? QString() : failure(tr("save"), key, finished);
-            if (!done) {
-                if (!ok)
-                    Q_EMIT problem(message);
-                return;
-            }
-            if (hasContext && !target)
-                return;
-            TokenStoreDelivery::post(this, target.data(), [done, ok, message] { done(ok, message); });
-        });
-    job->start();
+    finishWrite(job, key, context, std::move(done), tr("save"), false);
 }
 
 void KeychainTokenStore::remove(const QString& key, QObject* context, WriteDone done)
 {
-    auto* job = newJob<QKeychain::DeletePasswordJob>(key);
+    // qtkeychain reports removing an entry that is not there as success on the Secret Service and as
+    // EntryNotFound elsewhere; either way the entry is gone, which is what the caller asked for.
+    finishWrite(newJob<QKeychain::DeletePasswordJob>(key), key, context, std::move(done), tr("remove"), true);
+}
+
+void KeychainTokenStore::finishWrite(
+    QKeychain::Job* job, const QString& key, QObject* context, WriteDone done, const QString& action, bool missingIsOk)
+{
     QPointer<QObject> target(context);
     const bool hasContext = context != nullptr;
     connect(job, &QKeychain::Job::finished, this,
-        [this, key, target, hasContext, done = std::move(done)](QKeychain::Job* finished) {
-            // qtkeychain reports removing an entry that is not there as success on the Secret Service and as
-            // EntryNotFound elsewhere; either way the entry is gone, which is what the caller asked for.
+        [this, key, target, hasContext, action, missingIsOk, done = std::move(done)](QKeychain::Job* finished) {
             const QKeychain::Error error = finished->error();
-            const bool ok = error == QKeychain::NoError || error == QKeychain::EntryNotFound;
-            const QString message = ok ? QString() : failure(tr("remove"), key, finished);
+            const bool ok = error == QKeychain::NoError || (missingIsOk && error == QKeychain::EntryNotFound);
+            const QString message = ok ? QString() : failure(action, key, finished);
             if (!done) {
                 if (!ok)
                     Q_EMIT problem(message);

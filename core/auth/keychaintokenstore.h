@@ -43,6 +43,9 @@ public:
 private:
     /// The message for a failed job: names the store and what the entry is for, never its value.
     QString failure(const QString& action, const QString& key, const QKeychain::Job* job) const;
+    /// Delivers how a write or remove job ended to done (or problem() without one), then starts it.
+    void finishWrite(QKeychain::Job* job, const QString& key, QObject* context, WriteDone done, const QString& action,
+        bool missingIsOk);
 
     QString m_description;
 };

@@ -231,6 +231,8 @@ private:
     void requestJwtBearer(const QString& assertion);
     /// A token endpoint's answer: the new tokens (authorized()), or failed() naming what.
     void takeTokens(const Response& response, const QString& what);
+    /// Authenticates the client on form, posts it to the token endpoint and takes the answer.
+    void postTokenRequest(Form form, const QString& what);
     /// Adds the client authentication the registration uses to form, or returns the Basic header value.
     bool authenticateClient(Form& form, QByteArray* authorization, QString* error) const;
     void revokeNext(QStringList hints);

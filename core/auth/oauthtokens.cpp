@@ -73,6 +73,18 @@ bool OAuthClient::authenticateClient(Form& form, QByteArray* authorization, QStr
     return true;
 }
 
+void OAuthClient::postTokenRequest(Form form, const QString& what)
+{
+    QByteArray authorization;
+    QString error;
+    if (!authenticateClient(form, &authorization, &error)) {
+        fail(tr("Server '%1': %2").arg(m_options.serverName, error));
+        return;
+    }
+    postForm(m_tokenEndpoint, form, authorization,
+        [this, what](const Response& response) { takeTokens(response, what); });
+}
+
 void OAuthClient::requestToken(const QString& code)
 {
     setState(State::RequestingToken);
@@ -116,16 +128,9 @@ void OAuthClient::requestClientCredentials()
     m_requestedScope = chooseScope();
     if (!m_requestedScope.isEmpty())
         form.append({ QStringLiteral("scope"), m_requestedScope });
-    QByteArray authorization;
-    QString error;
-    if (!authenticateClient(form, &authorization, &error)) {
-        fail(tr("Server '%1': %2").arg(m_options.serverName, error));
-        return;
-    }
     Q_EMIT log(tr("Requesting a client_credentials token at %1 (%2)")
                    .arg(m_tokenEndpoint.toString(), m_registration.tokenEndpointAuthMethod));
-    postForm(m_tokenEndpoint, form, authorization,
-        [this](const Response& response) { takeTokens(response, tr("the client_credentials token request")); });
+    postTokenRequest(std::move(form), tr("the client_credentials token request"));
 }
 
 void OAuthClient::requestCrossAppToken()
@@ -183,14 +188,7 @@ void OAuthClient::requestJwtBearer(const QString& assertion)
         { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) } };
     if (!m_requestedScope.isEmpty())
         form.append({ QStringLiteral("scope"), m_requestedScope });
-    QByteArray authorization;
-    QString error;
-    if (!authenticateClient(form, &authorization, &error)) {
-        fail(tr("Server '%1': %2").arg(m_options.serverName, error));
-        return;
-    }
-    postForm(m_tokenEndpoint, form, authorization,
-        [this](const Response& response) { takeTokens(response, tr("the jwt-bearer token request")); });
+    postTokenRequest(std::move(form), tr("the jwt-bearer token request"));
 }
 
 void OAuthClient::takeTokens(const Response& response, const QString& what)
@@ -278,15 +276,8 @@ void OAuthClient::refresh()
     Form form { { QStringLiteral("grant_type"), QStringLiteral("refresh_token") },
         { QStringLiteral("refresh_token"), m_refreshToken },
         { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) } };
-    QByteArray authorization;
-    QString error;
-    if (!authenticateClient(form, &authorization, &error)) {
-        fail(tr("Server '%1': %2").arg(m_options.serverName, error));
-        return;
-    }
     Q_EMIT log(tr("Refreshing the token at %1").arg(m_tokenEndpoint.toString()));
-    postForm(m_tokenEndpoint, form, authorization,
-        [this](const Response& response) { takeTokens(response, tr("the refresh")); });
+    postTokenRequest(std::move(form), tr("the refresh"));
 }
 
 void OAuthClient::forgetTokens()

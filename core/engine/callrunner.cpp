@@ -120,17 +120,8 @@ void CallRunner::waitForAuthorization()
         m_connection->authChallenge(), waitMs, this, [this, started](bool ok, const QString& error) {
             if (m_finished)
                 return;
-            m_record.events.append({ wallClock(), QStringLiteral("auth"),
-                ok ? tr("authorized in %1 ms").arg(wallClock() - started)
-                   : tr("authorization did not finish: %1").arg(error) });
-            if (!ok) {
-                m_record.error = { { QStringLiteral("message"), error },
-                    { QStringLiteral("failureKind"), failureKindName(FailureKind::AuthRequired) },
-                    { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
-                m_connection->breaker()->releaseProbe();
-                finish(CallOutcome::NeedsAuth);
+            if (!authorizationEnded(ok, error, started, FailureKind::AuthRequired))
                 return;
-            }
             whenReady(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)), [this](bool ready) {
                 if (ready) {
                     startAttempt();
@@ -144,6 +135,21 @@ void CallRunner::waitForAuthorization()
                 finish(CallOutcome::NotDispatched);
             });
         });
+}
+
+bool CallRunner::authorizationEnded(bool ok, const QString& error, qint64 started, FailureKind kind)
+{
+    m_record.events.append({ wallClock(), QStringLiteral("auth"),
+        ok ? tr("authorized in %1 ms").arg(wallClock() - started)
+           : tr("authorization did not finish: %1").arg(error) });
+    if (ok)
+        return true;
+    m_record.error = { { QStringLiteral("message"), error }, { QStringLiteral("failureKind"), failureKindName(kind) },
+        { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
+    // Wanting credentials says nothing about the server's health: no strike.
+    m_connection->breaker()->releaseProbe();
+    finish(CallOutcome::NeedsAuth);
+    return false;
 }
 
 void CallRunner::whenReady(qint64 waitMs, std::function<void(bool ready)> next)
@@ -389,19 +395,9 @@ void CallRunner::onAttemptReply(const Reply& reply)
             [this, started, retryIfStillRouted](bool ok, const QString& error) {
                 if (m_finished)
                     return;
-                m_record.events.append({ wallClock(), QStringLiteral("auth"),
-                    ok ? tr("authorized in %1 ms").arg(wallClock() - started)
-                       : tr("authorization did not finish: %1").arg(error) });
-                if (!ok) {
-                    m_record.error = { { QStringLiteral("message"), error },
-                        { QStringLiteral("failureKind"),
-                            failureKindName(m_record.attempts.last().failureKind.value_or(FailureKind::AuthRequired)) },
-                        { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
-                    // Wanting credentials says nothing about the server's health: no strike.
-                    m_connection->breaker()->releaseProbe();
-                    finish(CallOutcome::NeedsAuth);
+                if (!authorizationEnded(ok, error, started,
+                        m_record.attempts.last().failureKind.value_or(FailureKind::AuthRequired)))
                     return;
-                }
                 m_waitedForAuth = true;
                 ClientSession* session = m_connection->session();
                 if (session && session->isReady()) {

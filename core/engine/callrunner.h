@@ -55,6 +55,9 @@ private:
     /// The connection needs authorization (NeedsAuth): join the flow, then send once a session is ready.
     void waitForAuthorization();
     void whenReady(qint64 waitMs, std::function<void(bool ready)> next);
+    /// Notes how a wait for authorization ended on the timeline; when it failed, the call ends needing
+    /// authorization (not dispatched, no strike) and false is returned.
+    bool authorizationEnded(bool ok, const QString& error, qint64 started, FailureKind kind);
     void send(const RequestOptions& options);
     void onAttemptReply(const Reply& reply);
     void healThen(qint64 waitMs, std::function<void(bool healed)> next);

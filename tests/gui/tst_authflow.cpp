@@ -13,7 +13,7 @@
 #include "engine/serverconnection.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/workspacesession.h"
-#include "peerprocess.h"
+#include "protectedpeer.h"
 #include "testbrowser.h"
 #include "transport/httpclient.h"
 
@@ -41,28 +41,6 @@ using mcpscope::CallRecord;
 using mcpscope::ServerAuth;
 
 namespace {
-
-/// One request to the peer's control API; returns the JSON body.
-QJsonObject control(const QUrl& base, const QByteArray& method, const QString& path)
-{
-    mcpscope::HttpClient client;
-    mcpscope::HttpRequest request;
-    request.method = method;
-    request.url = base.resolved(QUrl(path));
-    request.headers.append({ "Content-Type"_ba, "application/json"_ba });
-    if (method == "POST")
-        request.body = "{}";
-    mcpscope::HttpReply* reply = client.send(std::move(request));
-    QByteArray body;
-    QEventLoop loop;
-    QObject::connect(reply, &mcpscope::HttpReply::readyRead, &loop, [&] { body += reply->readAll(); });
-    QObject::connect(reply, &mcpscope::HttpReply::finished, &loop, &QEventLoop::quit);
-    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
-    loop.exec();
-    body += reply->readAll();
-    reply->deleteLater();
-    return QJsonDocument::fromJson(body).object();
-}
 
 /// Every file under dir whose bytes contain needle.
 QStringList filesContaining(const QString& dir, const QByteArray& needle)
@@ -121,12 +99,7 @@ void TestAuthFlow::initTestCase()
         QSKIP(
             qPrintable(u"no Secret Service to keep the tokens in (run through make test): "_s + store->description()));
     }
-    QVERIFY2(m_peer.start(mcpscope::test::peersDir() + u"/protected-peer.mjs"_s, { u"0"_s }, u"listening http"_s),
-        m_peer.output().constData());
-    const QRegularExpression listening(u"listening (http://127\\.0\\.0\\.1:\\d+/mcp)"_s);
-    const QRegularExpressionMatch match = listening.match(QString::fromUtf8(m_peer.output()));
-    QVERIFY2(match.hasMatch(), m_peer.output().constData());
-    m_url = QUrl(match.captured(1));
+    QVERIFY2(mcpscope::test::startProtectedPeer(m_peer, &m_url), m_peer.output().constData());
 }
 
 void TestAuthFlow::cleanupTestCase()
@@ -196,7 +169,7 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
 
     const CallRecord increment = callAndWait(window->engine(), u"protected"_s, u"increment"_s);
     QCOMPARE(increment.outcome, CallOutcome::Success);
-    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 1);
+    QCOMPARE(mcpscope::test::peerState(m_url).value("executions"_L1).toInt(), 1);
 
     const QString storePath = mcpscope::WorkspaceSession::logStorePathFor(workspace);
     for (const auto format : { mcpscope::ExportRequest::Format::Jsonl, mcpscope::ExportRequest::Format::Har }) {
@@ -222,7 +195,7 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
     QVERIFY(QFile::exists(storePath));
 
     // 3. A restart reuses the stored token: no second authorization, no second browser.
-    const int codeGrants = control(m_url, "GET", u"/control/state"_s)
+    const int codeGrants = mcpscope::test::peerState(m_url)
                                .value("grants"_L1)
                                .toObject()
                                .value("authorization_code"_L1)
@@ -240,18 +213,18 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
     QCOMPARE(browser.opened().size(), 1);
     QCOMPARE(auth->client()->authorizationHeader(), header);
     QCOMPARE(
-        control(m_url, "GET", u"/control/state"_s).value("grants"_L1).toObject().value("authorization_code"_L1).toInt(),
+        mcpscope::test::peerState(m_url).value("grants"_L1).toObject().value("authorization_code"_L1).toInt(),
         1);
 
     // 4. The peer expires every access token: the next call gets a 401, R2 refreshes, the call is sent
     // once more and the server runs it exactly once.
-    control(m_url, "POST", u"/control/expire-access-tokens"_s);
+    mcpscope::test::peerControl(m_url, "POST", u"/control/expire-access-tokens"_s);
     const CallRecord afterExpiry = callAndWait(window->engine(), u"protected"_s, u"increment"_s);
     QCOMPARE(afterExpiry.outcome, CallOutcome::Success);
     QCOMPARE(afterExpiry.attempts.size(), 2);
     QCOMPARE(afterExpiry.attempts.first().httpStatus, 401);
     QCOMPARE(afterExpiry.decisions.first().rule, u"R2"_s);
-    const QJsonObject afterRefresh = control(m_url, "GET", u"/control/state"_s);
+    const QJsonObject afterRefresh = mcpscope::test::peerState(m_url);
     QCOMPARE(afterRefresh.value("executions"_L1).toInt(), 2);
     QCOMPARE(afterRefresh.value("grants"_L1).toObject().value("refresh_token"_L1).toInt(), 1);
     QVERIFY(auth->client()->authorizationHeader() != header);
@@ -261,7 +234,7 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
     QSignalSpy stateChanged(auth, &ServerAuth::stateChanged);
     auth->forgetTokens();
     QTRY_COMPARE_WITH_TIMEOUT(auth->state(), ServerAuth::State::None, 30000);
-    QVERIFY(control(m_url, "GET", u"/control/state"_s).value("revocations"_L1).toInt() >= 1);
+    QVERIFY(mcpscope::test::peerState(m_url).value("revocations"_L1).toInt() >= 1);
     std::optional<bool> stillStored;
     window->engine()->tokenStore()->read(auth->client()->credentialsKey(), this,
         [&stillStored](bool found, const QByteArray&, const QString&) { stillStored = found; });

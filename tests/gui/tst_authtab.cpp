@@ -9,7 +9,7 @@
 #include "mainwindow/authstepmodel.h"
 #include "mainwindow/authview.h"
 #include "mainwindow/mainwindow.h"
-#include "peerprocess.h"
+#include "protectedpeer.h"
 #include "testbrowser.h"
 
 #include <QApplication>
@@ -87,13 +87,7 @@ void TestAuthTab::initTestCase()
     QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_authtab"));
     QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_NODE)), "the pinned Node 22 is missing: npm ci in tests/peers");
-    QVERIFY2(m_peer.start(mcpscope::test::peersDir() + QStringLiteral("/protected-peer.mjs"), { QStringLiteral("0") },
-                 QStringLiteral("listening http")),
-        m_peer.output().constData());
-    const QRegularExpression listening(QStringLiteral("listening (http://127\\.0\\.0\\.1:\\d+/mcp)"));
-    const QRegularExpressionMatch match = listening.match(QString::fromUtf8(m_peer.output()));
-    QVERIFY2(match.hasMatch(), m_peer.output().constData());
-    m_url = QUrl(match.captured(1));
+    QVERIFY2(mcpscope::test::startProtectedPeer(m_peer, &m_url), m_peer.output().constData());
 }
 
 void TestAuthTab::cleanupTestCase()

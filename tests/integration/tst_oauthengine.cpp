@@ -12,7 +12,7 @@
 #include "engine/engine.h"
 #include "engine/serverauth.h"
 #include "engine/serverconnection.h"
-#include "peerprocess.h"
+#include "protectedpeer.h"
 #include "testbrowser.h"
 #include "transport/httpclient.h"
 
@@ -35,32 +35,6 @@ using mcpscope::CallRecord;
 using mcpscope::ServerAuth;
 
 namespace {
-
-QJsonObject control(const QUrl& base, const QByteArray& method, const QString& path)
-{
-    mcpscope::HttpClient client;
-    mcpscope::HttpRequest request;
-    request.method = method;
-    request.url = base.resolved(QUrl(path));
-    request.headers.append({ "Content-Type"_ba, "application/json"_ba });
-    if (method == "POST")
-        request.body = "{}";
-    mcpscope::HttpReply* reply = client.send(std::move(request));
-    QByteArray body;
-    QEventLoop loop;
-    QObject::connect(reply, &mcpscope::HttpReply::readyRead, &loop, [&] { body += reply->readAll(); });
-    QObject::connect(reply, &mcpscope::HttpReply::finished, &loop, &QEventLoop::quit);
-    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
-    loop.exec();
-    body += reply->readAll();
-    reply->deleteLater();
-    return QJsonDocument::fromJson(body).object();
-}
-
-int grants(const QUrl& base, const char* type)
-{
-    return control(base, "GET", u"/control/state"_s).value("grants"_L1).toObject().value(QLatin1String(type)).toInt();
-}
 
 mcpscope::ServerConfig protectedServer(const QUrl& url)
 {
@@ -96,12 +70,7 @@ void TestOAuthEngine::init()
     QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_NODE)), "the pinned Node 22 is missing: npm ci in tests/peers");
     // A fresh peer per test: its counters start at zero.
     m_peer = std::make_unique<mcpscope::test::PeerProcess>();
-    QVERIFY2(m_peer->start(mcpscope::test::peersDir() + u"/protected-peer.mjs"_s, { u"0"_s }, u"listening http"_s),
-        m_peer->output().constData());
-    const QRegularExpressionMatch match = QRegularExpression(u"listening (http://127\\.0\\.0\\.1:\\d+/mcp)"_s)
-                                              .match(QString::fromUtf8(m_peer->output()));
-    QVERIFY2(match.hasMatch(), m_peer->output().constData());
-    m_url = QUrl(match.captured(1));
+    QVERIFY2(mcpscope::test::startProtectedPeer(*m_peer, &m_url), m_peer->output().constData());
 }
 
 void TestOAuthEngine::cleanup()
@@ -137,7 +106,7 @@ void TestOAuthEngine::refreshFollowsTheClockAndOnlyAVerdictExpires()
     QCOMPARE(authorized.size(), 2);
     QVERIFY(client.authorizationHeader() != first);
     QCOMPARE(client.expiresAt(), now + 3600 * 1000);
-    QCOMPARE(grants(m_url, "refresh_token"), 1);
+    QCOMPARE(mcpscope::test::peerGrants(m_url, "refresh_token"), 1);
 
     // The old refresh token was used up: the authorization server's invalid_grant is a verdict.
     mcpscope::OAuthClient stale(options);
@@ -166,9 +135,9 @@ void TestOAuthEngine::concurrentUnauthorizedCallsShareOneRefresh()
     QSignalSpy ready(connection, &mcpscope::ServerConnection::ready);
     connection->connectToServer();
     QVERIFY2(ready.wait(60000), qPrintable(connection->lastError()));
-    QCOMPARE(grants(m_url, "authorization_code"), 1);
+    QCOMPARE(mcpscope::test::peerGrants(m_url, "authorization_code"), 1);
 
-    control(m_url, "POST", u"/control/expire-access-tokens"_s);
+    mcpscope::test::peerControl(m_url, "POST", u"/control/expire-access-tokens"_s);
     constexpr int Calls = 4;
     QList<CallRecord> ended;
     for (int i = 0; i < Calls; ++i)
@@ -182,9 +151,9 @@ void TestOAuthEngine::concurrentUnauthorizedCallsShareOneRefresh()
         QCOMPARE(record.decisions.first().rule, u"R2"_s);
     }
     // One refresh for all four waiters, and each call ran exactly once.
-    QCOMPARE(grants(m_url, "refresh_token"), 1);
-    QCOMPARE(grants(m_url, "authorization_code"), 1);
-    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), Calls);
+    QCOMPARE(mcpscope::test::peerGrants(m_url, "refresh_token"), 1);
+    QCOMPARE(mcpscope::test::peerGrants(m_url, "authorization_code"), 1);
+    QCOMPARE(mcpscope::test::peerState(m_url).value("executions"_L1).toInt(), Calls);
 }
 
 void TestOAuthEngine::waitRunsOutFlowCarriesOn()
@@ -212,7 +181,7 @@ void TestOAuthEngine::waitRunsOutFlowCarriesOn()
     QTRY_VERIFY_WITH_TIMEOUT(call.has_value(), 60000);
     QCOMPARE(call->outcome, CallOutcome::NeedsAuth);
     QVERIFY(auth->isFlowRunning());
-    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 0);
+    QCOMPARE(mcpscope::test::peerState(m_url).value("executions"_L1).toInt(), 0);
 
     // The user finishes in the browser: the flow ends, and the connection connects by itself.
     mcpscope::test::TestBrowser browser;
@@ -221,7 +190,7 @@ void TestOAuthEngine::waitRunsOutFlowCarriesOn()
     QVERIFY2(ready.wait(60000), qPrintable(auth->lastError()));
     QCOMPARE(auth->state(), ServerAuth::State::Authorized);
     QCOMPARE(browserUrls.size(), 1);
-    QCOMPARE(grants(m_url, "authorization_code"), 1);
+    QCOMPARE(mcpscope::test::peerGrants(m_url, "authorization_code"), 1);
 }
 
 void TestOAuthEngine::cliAuthorizesWithoutBrowserAndLeaksNoToken()
@@ -233,13 +202,13 @@ void TestOAuthEngine::cliAuthorizesWithoutBrowserAndLeaksNoToken()
         u"http"_s, u"--auth-browser"_s, u"none"_s, u"--log"_s, log, u"--json"_s, u"call"_s, u"increment"_s });
     const QByteArray report = "exit " + QByteArray::number(run.exitCode) + "\n" + run.out + "\n" + run.err;
     QVERIFY2(run.exitCode == 0, report.constData());
-    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 1);
+    QCOMPARE(mcpscope::test::peerState(m_url).value("executions"_L1).toInt(), 1);
     QFile logFile(log);
     QVERIFY(logFile.open(QIODevice::ReadOnly));
     const QByteArray logged = logFile.readAll();
     QVERIFY(!logged.isEmpty());
     const QStringList issued
-        = control(m_url, "GET", u"/control/state"_s).value("issuedTokens"_L1).toVariant().toStringList();
+        = mcpscope::test::peerState(m_url).value("issuedTokens"_L1).toVariant().toStringList();
     QVERIFY2(issued.size() >= 2, "the peer reports the tokens it issued (/control/state issuedTokens)");
     for (const QString& token : issued) {
         QVERIFY2(!run.out.contains(token.toUtf8()), report.constData());
@@ -266,7 +235,7 @@ void TestOAuthEngine::cliExitsFiveWhenOnlyABrowserCouldGoOn()
     QVERIFY2(process.exitCode() == 5, report.constData());
     QVERIFY2(err.contains("authorize McpScope for server"), report.constData());
     QVERIFY2(err.contains("--auth-browser none"), report.constData());
-    QCOMPARE(control(m_url, "GET", u"/control/state"_s).value("executions"_L1).toInt(), 0);
+    QCOMPARE(mcpscope::test::peerState(m_url).value("executions"_L1).toInt(), 0);
 }
 
 QTEST_MAIN(TestOAuthEngine)
