@@ -124,6 +124,7 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
     }
     // A transport ProtocolError is a malformed or oversized answer: the request was handled, so
     // even a non-tool request gets Unknown rather than the Declined a well-formed error earns.
+    classified.unreadableAnswer = classified.kind == FailureKind::ProtocolError;
     classified.verdict = classified.kind == FailureKind::ProtocolError
         ? DispatchVerdict::Unknown
         : verdictFor(classified.kind, failure.httpStatus, isToolCall);

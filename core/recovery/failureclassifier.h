@@ -17,6 +17,9 @@ struct ClassifiedFailure
     DispatchVerdict verdict = DispatchVerdict::Unknown;
     int httpStatus = 0;
     QString message; ///< one sentence for people, as the transport or the server worded it
+    /// ProtocolError only: the answer could not be read at all (not JSON-RPC, invalid UTF-8, over the size
+    /// limit), as opposed to a well-formed JSON-RPC error.
+    bool unreadableAnswer = false;
 };
 
 /// Turns how a request ended into a failure kind and a dispatch verdict, from transport evidence

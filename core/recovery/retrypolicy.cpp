@@ -187,6 +187,12 @@ Decision RetryPolicy::decide(
         return make(RecoveryAction::Stop, "R8",
             McpScope::tr("The server ran the tool and reported an error; its answer is reported as it came."));
     case FailureKind::ProtocolError:
+        if (failure.unreadableAnswer) {
+            return make(RecoveryAction::Stop, "R8",
+                McpScope::tr("The server's answer could not be read (%1). The request reached the server, so the "
+                             "call may have run; it was not sent again.")
+                    .arg(failure.message));
+        }
         if (failure.verdict == DispatchVerdict::Unknown) {
             return make(RecoveryAction::Stop, "R8",
                 McpScope::tr("The server answered with an error after the call may have run; it is reported as it came "

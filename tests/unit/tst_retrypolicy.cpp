@@ -186,6 +186,7 @@ private Q_SLOTS:
     void freshListings_data();
     void freshListings();
     void breakerOpenFailsFast();
+    void unreadableAnswerIsNotCalledAnError();
     void reasonsArePlainSentences_data();
     void reasonsArePlainSentences();
     void actionNamesAreStable();
@@ -452,6 +453,27 @@ void TestRetryPolicy::actionNamesAreStable()
     QCOMPARE(RetryPolicy::actionName(RecoveryAction::CancelNoRetry), QStringLiteral("cancel_no_retry"));
     QCOMPARE(RetryPolicy::actionName(RecoveryAction::Stop), QStringLiteral("stop"));
     QCOMPARE(RetryPolicy::actionName(RecoveryAction::FailFast), QStringLiteral("fail_fast"));
+}
+
+void TestRetryPolicy::unreadableAnswerIsNotCalledAnError()
+{
+    // R8 for an answer that could not be read says so, instead of "answered with an error".
+    ClassifiedFailure unreadable;
+    unreadable.kind = FailureKind::ProtocolError;
+    unreadable.verdict = DispatchVerdict::Unknown;
+    unreadable.unreadableAnswer = true;
+    unreadable.message = QStringLiteral("the answer is not valid UTF-8");
+    const Decision d = RetryPolicy::decide(unreadable, RequestTools::notATool(), 1, PolicySettings {});
+    QCOMPARE(d.rule, QStringLiteral("R8"));
+    QCOMPARE(d.action, RecoveryAction::Stop);
+    QVERIFY2(
+        d.reason.contains(QStringLiteral("could not be read (the answer is not valid UTF-8)")), qPrintable(d.reason));
+    QVERIFY(!d.reason.contains(QStringLiteral("answered with an error")));
+
+    ClassifiedFailure rpcError = unreadable;
+    rpcError.unreadableAnswer = false;
+    const Decision e = RetryPolicy::decide(rpcError, RequestTools::notATool(), 1, PolicySettings {});
+    QVERIFY2(e.reason.contains(QStringLiteral("answered with an error")), qPrintable(e.reason));
 }
 
 QTEST_GUILESS_MAIN(TestRetryPolicy)
