@@ -89,6 +89,14 @@ void ResultView::addBlock(QWidget* widget)
     m_blocks->insertWidget(m_blocks->count() - 1, widget);
 }
 
+void ResultView::addLinkBlock(QLabel* label)
+{
+    // The href is the resource's URI: it opens in the Resources tab, never in a browser.
+    label->setOpenExternalLinks(false);
+    connect(label, &QLabel::linkActivated, this, &ResultView::resourceLinkActivated);
+    addBlock(label);
+}
+
 void ResultView::clear()
 {
     m_jobs.reset();
@@ -168,16 +176,17 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
                 m_blocksHost));
         } else if (type == QLatin1String("resource_link")) {
             const QString uri = block.value(QLatin1String("uri")).toString();
-            addBlock(wrapLabel(
+            addLinkBlock(wrapLabel(
                 tr("🔗 <a href=\"%1\">%2</a> %3")
                     .arg(uri.toHtmlEscaped(), block.value(QLatin1String("name")).toString(uri).toHtmlEscaped(),
                         block.value(QLatin1String("description")).toString().toHtmlEscaped()),
                 m_blocksHost));
         } else if (type == QLatin1String("resource")) {
             const QJsonObject resource = block.value(QLatin1String("resource")).toObject();
-            addBlock(wrapLabel(tr("<b>Resource</b> %1<br>%2")
-                                   .arg(resource.value(QLatin1String("uri")).toString().toHtmlEscaped(),
-                                       resource.value(QLatin1String("text")).toString().toHtmlEscaped()),
+            const QString uri = resource.value(QLatin1String("uri")).toString();
+            addLinkBlock(wrapLabel(
+                tr("<b>Resource</b> <a href=\"%1\">%1</a><br>%2")
+                    .arg(uri.toHtmlEscaped(), resource.value(QLatin1String("text")).toString().toHtmlEscaped()),
                 m_blocksHost));
         } else {
             addBlock(wrapLabel(

@@ -37,10 +37,13 @@ public:
 
 Q_SIGNALS:
     void rendered(quint64 job);
+    /// The user clicked a resource_link or an embedded resource's URI: the Resources tab opens it.
+    void resourceLinkActivated(const QString& uri);
 
 private:
     void clearBlocks();
     void addBlock(QWidget* widget);
+    void addLinkBlock(QLabel* label);
 
     QTabWidget* m_tabs = nullptr;
     QWidget* m_blocksHost = nullptr;
