@@ -22,6 +22,7 @@
 #include "models/toolsmodel.h"
 #include "models/trafficmodel.h"
 #include "presentation/presentation.h"
+#include "prompts/promptspage.h"
 
 #include <QAction>
 #include <QApplication>
@@ -146,6 +147,11 @@ void MainWindow::createCentre()
     for (ServerConnection* c : engine()->connections())
         m_authController->watch(c);
     connect(engine(), &Engine::serverAdded, m_authController, &AuthController::watch);
+    m_prompts = new PromptsPage(
+        engine(), [this] { return currentConnection(); }, m_centre);
+    m_prompts->setObjectName(QStringLiteral("promptsPage"));
+    connect(m_prompts, &PromptsPage::statusMessage, this, &MainWindow::setStatus);
+    m_centre->addTab(m_prompts, tr("Prompts"));
     setCentralWidget(m_centre);
 }
 
@@ -361,6 +367,7 @@ void MainWindow::refreshServerViews()
     m_authController->show(c);
     m_centre->setTabVisible(AuthTab, c && c->auth());
     m_overview->showConnection(c, m_authController);
+    m_prompts->showConnection(c);
     m_faultBar->refresh();
 }
 

@@ -32,6 +32,7 @@ class ServerListPresentation;
 class ServerActions;
 class ServerOverview;
 class TimelineView;
+class PromptsPage;
 class ToolsModel;
 class ToolsPresentation;
 class TrafficDock;
@@ -79,6 +80,7 @@ public:
     QTabWidget* centreTabs() const { return m_centre; }
     /// The Auth tab (HTTP servers only).
     AuthView* authView() const { return m_auth; }
+    PromptsPage* promptsPage() const { return m_prompts; }
     /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
     bool showAuthTab();
 
@@ -118,6 +120,7 @@ private:
     ServerOverview* m_overview = nullptr;
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;
+    PromptsPage* m_prompts = nullptr;
     AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;
     QLabel* m_status = nullptr;
