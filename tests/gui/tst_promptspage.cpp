@@ -37,6 +37,8 @@ void TestPromptsPage::argsPromptAndCompletablePromptAgainstEverything()
     PromptsPage page(&engine, [c] { return c; });
     QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy listed(&page, &PromptsPage::promptsListed);
+    // The page lists when it is on screen.
+    page.show();
     page.showConnection(c);
     c->connectToServer();
     QVERIFY(listed.wait(30000));

@@ -80,8 +80,22 @@ void PromptsPage::showConnection(ServerConnection* connection)
     m_messages->clear();
     if (!connection)
         return;
-    m_readyConnection = connect(connection, &ServerConnection::ready, this, &PromptsPage::refresh);
-    if (connection->state() == ServerConnection::State::Ready)
+    // Listed when the page is on screen: a server is not sent prompts/list (a call of its own in the log)
+    // for a tab nobody looks at.
+    m_stale = true;
+    m_readyConnection = connect(connection, &ServerConnection::ready, this, [this] {
+        m_stale = true;
+        if (isVisible())
+            refresh();
+    });
+    if (isVisible() && connection->state() == ServerConnection::State::Ready)
+        refresh();
+}
+
+void PromptsPage::showEvent(QShowEvent* event)
+{
+    QSplitter::showEvent(event);
+    if (m_stale && m_connection && m_connection->state() == ServerConnection::State::Ready)
         refresh();
 }
 
@@ -92,6 +106,7 @@ void PromptsPage::refresh()
         Q_EMIT statusMessage(tr("Select a server first."));
         return;
     }
+    m_stale = false;
     const quint64 generation = ++m_generation;
     const QString server = c->name();
     QPointer<PromptsPage> self(this);

@@ -61,6 +61,9 @@ Q_SIGNALS:
     void promptRendered();
     void completionsShown(const QString& argument, const QStringList& values);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void buildForm(const QJsonObject& prompt);
     QJsonObject formArguments() const;
@@ -82,6 +85,7 @@ private:
     QMetaObject::Connection m_readyConnection;
     /// Bumped on each list/selection change: a late answer for an older one is dropped.
     quint64 m_generation = 0;
+    bool m_stale = false; ///< the server (re)connected since the last listing; listed when shown
     QHash<QString, quint64> m_completionGeneration;
 };
 
