@@ -81,8 +81,8 @@ void OAuthClient::postTokenRequest(Form form, const QString& what)
         fail(tr("Server '%1': %2").arg(m_options.serverName, error));
         return;
     }
-    postForm(m_tokenEndpoint, form, authorization,
-        [this, what](const Response& response) { takeTokens(response, what); });
+    postForm(
+        m_tokenEndpoint, form, authorization, [this, what](const Response& response) { takeTokens(response, what); });
 }
 
 void OAuthClient::requestToken(const QString& code)

@@ -395,8 +395,8 @@ void CallRunner::onAttemptReply(const Reply& reply)
             [this, started, retryIfStillRouted](bool ok, const QString& error) {
                 if (m_finished)
                     return;
-                if (!authorizationEnded(ok, error, started,
-                        m_record.attempts.last().failureKind.value_or(FailureKind::AuthRequired)))
+                if (!authorizationEnded(
+                        ok, error, started, m_record.attempts.last().failureKind.value_or(FailureKind::AuthRequired)))
                     return;
                 m_waitedForAuth = true;
                 ClientSession* session = m_connection->session();

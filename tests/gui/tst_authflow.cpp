@@ -195,11 +195,8 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
     QVERIFY(QFile::exists(storePath));
 
     // 3. A restart reuses the stored token: no second authorization, no second browser.
-    const int codeGrants = mcpscope::test::peerState(m_url)
-                               .value("grants"_L1)
-                               .toObject()
-                               .value("authorization_code"_L1)
-                               .toInt();
+    const int codeGrants
+        = mcpscope::test::peerState(m_url).value("grants"_L1).toObject().value("authorization_code"_L1).toInt();
     QCOMPARE(codeGrants, 1);
     window->close();
     window.reset();
@@ -212,9 +209,7 @@ void TestAuthFlow::authorizesStoresReusesRefreshesAndRevokes()
     QVERIFY2(readyAgain.wait(60000), qPrintable(connection->lastError()));
     QCOMPARE(browser.opened().size(), 1);
     QCOMPARE(auth->client()->authorizationHeader(), header);
-    QCOMPARE(
-        mcpscope::test::peerState(m_url).value("grants"_L1).toObject().value("authorization_code"_L1).toInt(),
-        1);
+    QCOMPARE(mcpscope::test::peerState(m_url).value("grants"_L1).toObject().value("authorization_code"_L1).toInt(), 1);
 
     // 4. The peer expires every access token: the next call gets a 401, R2 refreshes, the call is sent
     // once more and the server runs it exactly once.

@@ -207,8 +207,7 @@ void TestOAuthEngine::cliAuthorizesWithoutBrowserAndLeaksNoToken()
     QVERIFY(logFile.open(QIODevice::ReadOnly));
     const QByteArray logged = logFile.readAll();
     QVERIFY(!logged.isEmpty());
-    const QStringList issued
-        = mcpscope::test::peerState(m_url).value("issuedTokens"_L1).toVariant().toStringList();
+    const QStringList issued = mcpscope::test::peerState(m_url).value("issuedTokens"_L1).toVariant().toStringList();
     QVERIFY2(issued.size() >= 2, "the peer reports the tokens it issued (/control/state issuedTokens)");
     for (const QString& token : issued) {
         QVERIFY2(!run.out.contains(token.toUtf8()), report.constData());

@@ -19,8 +19,9 @@ inline bool startProtectedPeer(PeerProcess& peer, QUrl* url)
     if (!peer.start(peersDir() + QStringLiteral("/protected-peer.mjs"), { QStringLiteral("0") },
             QStringLiteral("listening http")))
         return false;
-    const QRegularExpressionMatch match = QRegularExpression(QStringLiteral("listening (http://127\\.0\\.0\\.1:\\d+/mcp)"))
-                                              .match(QString::fromUtf8(peer.output()));
+    const QRegularExpressionMatch match
+        = QRegularExpression(QStringLiteral("listening (http://127\\.0\\.0\\.1:\\d+/mcp)"))
+              .match(QString::fromUtf8(peer.output()));
     if (!match.hasMatch())
         return false;
     *url = QUrl(match.captured(1));
