@@ -66,7 +66,8 @@ int CliApp::start(const QStringList& arguments)
         return ExportCommand().run(arguments.mid(2));
     QString error;
     if (!parse(arguments, &error)) {
-        m_err << "mcpscope-cli: " << error << "\n"
+        // No engine yet, so no redactor of its own: the error may quote an argument that holds a secret.
+        m_err << "mcpscope-cli: " << usageRedactor(arguments).redactText(error) << "\n"
               << "Try 'mcpscope-cli --help'.\n";
         m_err.flush();
         return ExitUsage;
@@ -157,6 +158,33 @@ int CliApp::start(const QStringList& arguments)
     });
     m_connection->connectToServer();
     return ExitStillRunning;
+}
+
+Redactor CliApp::usageRedactor(const QStringList& arguments) const
+{
+    Redactor redactor;
+    redactor.addServer(m_config);
+    static const QStringList secretValued { QStringLiteral("--client-secret"), QStringLiteral("--secret-header"),
+        QStringLiteral("--header"), QStringLiteral("--env") };
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString& argument = arguments.at(i);
+        const QUrl url(argument);
+        if (url.isValid() && !url.userInfo().isEmpty())
+            redactor.addUrl(url);
+        if (i + 1 < arguments.size() && secretValued.contains(argument)) {
+            const QString& value = arguments.at(i + 1);
+            const qsizetype separator
+                = value.indexOf(argument == QLatin1String("--env") ? QLatin1Char('=') : QLatin1Char(':'));
+            // --env and --header are secret only by name, which a broken argument may lack: keep the value out.
+            if (argument == QLatin1String("--client-secret"))
+                redactor.addSecretValue(value);
+            else if (argument == QLatin1String("--secret-header") || separator < 0)
+                redactor.addSecretValue(separator < 0 ? value : value.mid(separator + 1).trimmed());
+            else if (Redactor::defaultSensitiveHeaders().contains(value.left(separator).trimmed(), Qt::CaseInsensitive))
+                redactor.addCredential(value.mid(separator + 1).trimmed());
+        }
+    }
+    return redactor;
 }
 
 void CliApp::openBrowser(const QUrl& url)

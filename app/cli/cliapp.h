@@ -1,6 +1,7 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "calllog/redactor.h"
 #include "config/serverconfig.h"
 #include "engine/serverauth.h"
 #include "exitcodes.h"
@@ -45,6 +46,9 @@ private:
         const QCommandLineOption& grantOpt, const QCommandLineOption& authBrowserOpt, QString* error);
     /// The system browser opens an authorization URL (xdg-open); when it cannot, the URL is printed.
     void openBrowser(const QUrl& url);
+    /// For errors printed before the engine exists: the secrets the command line carries (URL passwords,
+    /// --client-secret, secret or credential headers, arguments too broken to tell).
+    Redactor usageRedactor(const QStringList& arguments) const;
     void onReady();
     void runCommand();
     /// Sends one request through Engine::call with the command's timeout (and progress for a tools/call).

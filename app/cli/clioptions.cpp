@@ -1,4 +1,5 @@
 #include "cliapp.h"
+#include "transport/httpcommon.h"
 
 #include "clinumbers.h"
 #include "config/regularfile.h"
@@ -263,7 +264,8 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         const QUrl url(parser.value(urlOpt));
         if (!url.isValid() || url.host().isEmpty()
             || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
-            *error = tr("--url needs an http:// or https:// URL with a host, not '%1'").arg(parser.value(urlOpt));
+            *error = tr("--url needs an http:// or https:// URL with a host, not '%1'")
+                         .arg(HttpCommon::displayUrl(QUrl(parser.value(urlOpt))));
             return false;
         }
         m_config.name = url.host() + (url.port() > 0 ? QLatin1Char(':') + QString::number(url.port()) : QString());

@@ -275,6 +275,38 @@ private Q_SLOTS:
         outputs.append({ QStringLiteral("database after close"), readAll(path) });
         verifyClean(outputs, { token, password, QStringLiteral("someone:") });
     }
+
+    void usageErrorsKeepSecrets_data()
+    {
+        // Errors printed before any engine (and so any redactor of its own) exists.
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("secret");
+        const QString password = planted("password");
+        QTest::newRow("a URL with a password and a wrong scheme") << QStringList { QStringLiteral("--url"),
+            QStringLiteral("ftp://user:%1@127.0.0.1/mcp").arg(password), QStringLiteral("tools") }
+                                                                  << password;
+        const QString secret = planted("secret");
+        QTest::newRow("a client secret with a broken grant") << QStringList { QStringLiteral("--url"),
+            QStringLiteral("http://127.0.0.1:1/mcp"), QStringLiteral("--client-id"), QStringLiteral("c"),
+            QStringLiteral("--client-secret"), secret, QStringLiteral("--grant"), secret, QStringLiteral("tools") }
+                                                             << secret;
+        const QString header = planted("bearer");
+        QTest::newRow("a header without its colon") << QStringList { QStringLiteral("--url"),
+            QStringLiteral("http://127.0.0.1:1/mcp"), QStringLiteral("--header"),
+            QStringLiteral("Authorization Bearer ") + header, QStringLiteral("tools") }
+                                                    << header;
+    }
+
+    void usageErrorsKeepSecrets()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, secret);
+        const CliRun run = runCli(arguments);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(!run.err.isEmpty(), "a usage error is printed");
+        QVERIFY2(!run.err.contains(secret.toUtf8()), run.err.constData());
+        QVERIFY2(!run.out.contains(secret.toUtf8()), run.out.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliSecrets)
