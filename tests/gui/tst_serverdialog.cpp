@@ -2,13 +2,16 @@
 // a secret or PEM key only into what OK hands to ServerAuth (for the keychain), a stored one is shown as
 // stored and never again, and the client credentials grant is refused without what it needs.
 
+#include "dialogs/rootseditor.h"
 #include "dialogs/serverdialog.h"
 
 #include <QFile>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -55,6 +58,7 @@ private Q_SLOTS:
     void storedSecretIsShownAsStored();
     void clientCredentialsNeedAnIdAndASecretOrKey();
     void privateKeyIsReadFromAPemFile();
+    void rootsAreEditedWithTheFolderPicker();
 };
 
 void TestServerDialog::idAndGrantGoIntoTheConfig()
@@ -157,6 +161,32 @@ void TestServerDialog::privateKeyIsReadFromAPemFile()
     const QByteArray json = QJsonDocument(dialog.config().toJson()).toJson();
     QVERIFY(!json.contains("PRIVATE KEY"));
     QVERIFY(!json.contains("client.pem"));
+}
+
+void TestServerDialog::rootsAreEditedWithTheFolderPicker()
+{
+    ServerDialog dialog({});
+    ServerConfig c = httpServer();
+    c.roots = { QStringLiteral("/srv/a") };
+    dialog.setConfig(c);
+    auto* editor = child<mcpscope::RootsEditor>(dialog, "rootsEditor");
+    QVERIFY(editor);
+    QCOMPARE(editor->roots(), QStringList { QStringLiteral("/srv/a") });
+    QString chosen = QStringLiteral("/srv/b");
+    editor->setFolderChooser([&chosen] { return chosen; });
+    QSignalSpy changed(editor, &mcpscope::RootsEditor::changed);
+    child<QPushButton>(dialog, "addRoot")->click();
+    // The same folder twice stays one root; a cancelled picker adds nothing.
+    child<QPushButton>(dialog, "addRoot")->click();
+    chosen.clear();
+    child<QPushButton>(dialog, "addRoot")->click();
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(dialog.config().roots, (QStringList { QStringLiteral("/srv/a"), QStringLiteral("/srv/b") }));
+    auto* list = child<QListWidget>(dialog, "roots");
+    list->setCurrentRow(0);
+    child<QPushButton>(dialog, "removeRoot")->click();
+    QCOMPARE(dialog.config().roots, QStringList { QStringLiteral("/srv/b") });
+    QVERIFY(QJsonDocument(dialog.config().toJson()).toJson().contains("/srv/b"));
 }
 
 QTEST_MAIN(TestServerDialog)
