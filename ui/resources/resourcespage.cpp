@@ -120,7 +120,7 @@ ResourcesPage::ResourcesPage(Engine* engine, std::function<ServerConnection*()> 
     rightLayout->addWidget(m_history);
     setStretchFactor(0, 1);
     setStretchFactor(1, 2);
-    setSizes({ 380, 700 });
+    setSizes({ 440, 560 });
 
     connect(m_read, &QPushButton::clicked, this, &ResourcesPage::read);
     connect(m_subscribe, &QPushButton::clicked, this, &ResourcesPage::toggleSubscription);
