@@ -161,19 +161,25 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
     } else if (m_command == QLatin1String("templates")) {
         for (const QJsonValue& value : result.value(QLatin1String("resourceTemplates")).toArray()) {
             const QJsonObject r = value.toObject();
-            o << r.value(QLatin1String("uriTemplate")).toString() << "  " << r.value(QLatin1String("name")).toString()
-              << '\n';
+            o << r.value(QLatin1String("uriTemplate")).toString() << "  " << r.value(QLatin1String("name")).toString();
+            if (r.contains(QLatin1String("mimeType")))
+                o << "  (" << r.value(QLatin1String("mimeType")).toString() << ')';
+            o << '\n';
         }
     } else if (m_command == QLatin1String("read")) {
-        for (const QJsonValue& value : result.value(QLatin1String("contents")).toArray()) {
-            const QJsonObject c = value.toObject();
-            o << "[" << c.value(QLatin1String("uri")).toString() << ' ' << c.value(QLatin1String("mimeType")).toString()
-              << "]\n";
+        // As the Resources tab shows them: text as text, a blob as its MIME type and size.
+        const QJsonArray contents = result.value(QLatin1String("contents")).toArray();
+        for (qsizetype i = 0; i < contents.size(); ++i) {
+            const QJsonObject c = contents.at(i).toObject();
+            const QString mime = c.value(QLatin1String("mimeType")).toString();
+            o << "[" << c.value(QLatin1String("uri")).toString() << ' ' << mime << "]\n";
             if (c.contains(QLatin1String("text")))
                 o << c.value(QLatin1String("text")).toString() << '\n';
             else
-                o << "(blob, " << QByteArray::fromBase64(c.value(QLatin1String("blob")).toString().toLatin1()).size()
-                  << " bytes)\n";
+                o << "(blob: " << (mime.isEmpty() ? QStringLiteral("no MIME type") : mime) << ", "
+                  << QByteArray::fromBase64(c.value(QLatin1String("blob")).toString().toLatin1()).size() << " bytes)\n";
+            if (i == 0 && !m_outFile.isEmpty())
+                o << "(written to " << m_outFile << ")\n";
         }
     } else if (m_command == QLatin1String("prompts")) {
         for (const QJsonValue& value : result.value(QLatin1String("prompts")).toArray()) {

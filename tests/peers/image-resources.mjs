@@ -4,11 +4,14 @@
 //   demo://notes/readme.txt     text/plain text
 //   demo://config/settings.json application/json text
 //   demo://data/random.bin      application/octet-stream blob (256 bytes 0..255)
+// It declares resources.subscribe: a subscribed URI gets notifications/resources/updated every
+// UPDATE_MS milliseconds (default 1000) until it is unsubscribed (tst_clisubscribe).
 //
 //   node image-resources.mjs
 import zlib from 'node:zlib';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 function crc32(bytes) {
   let crc = ~0;
@@ -55,7 +58,25 @@ export function gradientPng(width = 64, height = 64) {
   ]);
 }
 
-const server = new McpServer({ name: 'image-resources', version: '1.0.0' });
+const server = new McpServer({ name: 'image-resources', version: '1.0.0' },
+  { capabilities: { resources: { subscribe: true, listChanged: true } } });
+
+const updateMs = Number(process.env.UPDATE_MS ?? 1000);
+const timers = new Map();
+server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  const { uri } = request.params;
+  if (!timers.has(uri)) {
+    timers.set(uri, setInterval(() => {
+      server.server.notification({ method: 'notifications/resources/updated', params: { uri } });
+    }, updateMs));
+  }
+  return {};
+});
+server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  clearInterval(timers.get(request.params.uri));
+  timers.delete(request.params.uri);
+  return {};
+});
 
 const png = gradientPng().toString('base64');
 server.registerResource('Gradient', 'demo://image/gradient.png',
