@@ -192,9 +192,17 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
               << p.value(QLatin1String("description")).toString() << '\n';
         }
     } else if (m_command == QLatin1String("complete")) {
-        for (const QJsonValue& value :
-            result.value(QLatin1String("completion")).toObject().value(QLatin1String("values")).toArray())
+        const QJsonObject completion = result.value(QLatin1String("completion")).toObject();
+        const QJsonArray values = completion.value(QLatin1String("values")).toArray();
+        for (const QJsonValue& value : values)
             o << value.toString() << '\n';
+        // The server may say there are more than it sent.
+        if (completion.value(QLatin1String("hasMore")).toBool() || completion.contains(QLatin1String("total")))
+            o << "(" << values.size() << " of "
+              << (completion.contains(QLatin1String("total"))
+                         ? QString::number(completion.value(QLatin1String("total")).toInteger())
+                         : QStringLiteral("more"))
+              << ")\n";
     } else if (m_command == QLatin1String("ping")) {
         o << "pong (" << reply.elapsedMs << " ms)\n";
     }

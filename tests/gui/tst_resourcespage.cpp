@@ -312,6 +312,24 @@ private Q_SLOTS:
             qPrintable(caption->text()));
     }
 
+    void saysSoWhenTheServerHasNoResources()
+    {
+        ServerConfig config;
+        config.name = QStringLiteral("tools-only");
+        config.command = test::nodeBinary();
+        config.args = QStringList { test::peersDir() + QStringLiteral("/echo-secrets.mjs"), QStringLiteral("stdio") };
+        config.cwd = test::peersDir();
+        Rig rig(config);
+        rig.page->show();
+        rig.page->showConnection(rig.connection);
+        rig.connection->connectToServer();
+        auto* title = rig.page->findChild<QLabel*>(QStringLiteral("resourceTitle"));
+        QVERIFY(title);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            title->text() == QStringLiteral("Server 'tools-only' does not declare the resources capability."), WaitMs);
+        QCOMPARE(rig.page->model()->rowCount(), 0);
+    }
+
     void resourceLinkInAToolResultOpensTheTab()
     {
         QTemporaryDir scratch;

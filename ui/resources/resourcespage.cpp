@@ -4,6 +4,7 @@
 #include "engine/serverconnection.h"
 #include "models/resourcesmodel.h"
 #include "models/resourcesmodeldefs.h"
+#include "session/clientsession.h"
 #include "session/uritemplate.h"
 
 #include <QComboBox>
@@ -110,7 +111,7 @@ ResourcesPage::ResourcesPage(Engine* engine, std::function<ServerConnection*()> 
     m_historyLabel = new QLabel(right);
     m_history = new QListWidget(right);
     m_history->setObjectName(QStringLiteral("updateHistory"));
-    m_history->setMaximumHeight(110);
+    m_history->setMaximumHeight(90);
     rightLayout->addWidget(m_title);
     rightLayout->addWidget(m_formArea);
     rightLayout->addWidget(m_expanded);
@@ -161,9 +162,16 @@ void ResourcesPage::showConnection(ServerConnection* connection)
 {
     if (connection == m_connection)
         return;
+    if (m_connection)
+        m_connection->disconnect(this);
     m_connection = connection;
     m_selected.clear();
     showEntry({}, false);
+    if (connection)
+        connect(connection, &ServerConnection::ready, this, [this] {
+            if (m_selected.isEmpty())
+                showEntry({}, false);
+        });
     // Listed when the page is on screen: a server is not sent resources/list for a tab nobody looks at.
     if (isVisible() || !connection)
         attachModel();
@@ -220,8 +228,13 @@ void ResourcesPage::showEntry(const QJsonObject& entry, bool isTemplate)
     m_expanded->setVisible(isTemplate);
     m_read->setEnabled(!m_selected.isEmpty());
     if (m_selected.isEmpty()) {
-        m_title->setText(
-            m_connection ? tr("Select a resource or a template.") : tr("Select a server to see its resources."));
+        const ClientSession* session = m_connection ? m_connection->session() : nullptr;
+        if (!m_connection)
+            m_title->setText(tr("Select a server to see its resources."));
+        else if (session && session->isReady() && !session->details().capabilities.contains(QLatin1String("resources")))
+            m_title->setText(tr("Server '%1' does not declare the resources capability.").arg(m_connection->name()));
+        else
+            m_title->setText(tr("Select a resource or a template."));
         updateSubscription();
         updateHistory();
         return;
