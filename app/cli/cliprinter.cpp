@@ -197,7 +197,8 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
         for (const QJsonValue& value : values)
             o << value.toString() << '\n';
         // The server may say there are more than it sent.
-        if (completion.value(QLatin1String("hasMore")).toBool() || completion.contains(QLatin1String("total")))
+        if (completion.value(QLatin1String("hasMore")).toBool()
+            || completion.value(QLatin1String("total")).toInteger() > values.size())
             o << "(" << values.size() << " of "
               << (completion.contains(QLatin1String("total"))
                          ? QString::number(completion.value(QLatin1String("total")).toInteger())
