@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -310,6 +311,25 @@ private Q_SLOTS:
         QVERIFY2(caption->text().contains(QStringLiteral("application/octet-stream"))
                 && caption->text().contains(QStringLiteral("256 bytes")),
             qPrintable(caption->text()));
+    }
+
+    void listsEveryPage()
+    {
+        ServerConfig config = imageConfig();
+        config.env.insert(QStringLiteral("PAGE_SIZE"), QStringLiteral("1"));
+        Rig rig(config);
+        QSet<QString> listCalls;
+        QObject::connect(&rig.engine, &Engine::callUpdated, [&listCalls](const CallRecord& record) {
+            if (record.method == QLatin1String("resources/list"))
+                listCalls.insert(record.callId);
+        });
+        QVERIFY(rig.showAndList());
+        // One resource a page: four resources/list calls (each with its record), every row listed once.
+        QCOMPARE(rig.page->model()->resourceCount(), 4);
+        QCOMPARE(listCalls.size(), 4);
+        QCOMPARE(rig.page->model()->uri(3), QStringLiteral("demo://data/random.bin"));
+        QVERIFY(rig.open(QStringLiteral("demo://data/random.bin")));
+        QCOMPARE(rig.page->contentView()->kind(), ResourceContentView::Kind::Binary);
     }
 
     void saysSoWhenTheServerHasNoResources()

@@ -5,13 +5,16 @@
 //   demo://config/settings.json application/json text
 //   demo://data/random.bin      application/octet-stream blob (256 bytes 0..255)
 // It declares resources.subscribe: a subscribed URI gets notifications/resources/updated every
-// UPDATE_MS milliseconds (default 1000) until it is unsubscribed (tst_clisubscribe).
+// UPDATE_MS milliseconds (default 1000) until it is unsubscribed (tst_clisubscribe). With PAGE_SIZE=N,
+// resources/list answers N resources a page with a nextCursor (tst_resourcespage).
 //
 //   node image-resources.mjs
 import zlib from 'node:zlib';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListResourcesRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 function crc32(bytes) {
   let crc = ~0;
@@ -98,5 +101,21 @@ const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i)).toString('ba
 server.registerResource('Random bytes', 'demo://data/random.bin',
   { mimeType: 'application/octet-stream', description: '256 bytes, 0 to 255' },
   async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/octet-stream', blob: bytes }] }));
+
+const pageSize = Number(process.env.PAGE_SIZE ?? 0);
+if (pageSize > 0) {
+  // Replaces the SDK's one-page listing: the cursor is the index of the page's first resource.
+  const all = [
+    { uri: 'demo://image/gradient.png', name: 'Gradient', mimeType: 'image/png' },
+    { uri: 'demo://notes/readme.txt', name: 'Readme', mimeType: 'text/plain' },
+    { uri: 'demo://config/settings.json', name: 'Settings', mimeType: 'application/json' },
+    { uri: 'demo://data/random.bin', name: 'Random bytes', mimeType: 'application/octet-stream' },
+  ];
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    const start = Number(request.params?.cursor ?? 0);
+    const next = start + pageSize;
+    return { resources: all.slice(start, next), ...(next < all.length ? { nextCursor: String(next) } : {}) };
+  });
+}
 
 await server.connect(new StdioServerTransport());
