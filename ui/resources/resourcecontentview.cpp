@@ -18,6 +18,8 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace mcpscope {
 
 namespace {
@@ -40,6 +42,26 @@ QPushButton* saveButton(QWidget* parent)
     auto* button = new QPushButton(ResourceContentView::tr("Save to file…"), parent);
     button->setObjectName(QStringLiteral("saveResource"));
     return button;
+}
+
+/// The first 1 KiB as offset, 16 bytes in hex and their printable ASCII, one line each.
+QString hexDump(const QByteArray& bytes)
+{
+    constexpr qsizetype Shown = 1024;
+    QString out;
+    for (qsizetype offset = 0; offset < std::min(bytes.size(), Shown); offset += 16) {
+        const QByteArray line = bytes.mid(offset, 16);
+        QString ascii;
+        for (char c : line)
+            ascii.append(c >= 0x20 && c < 0x7f ? QLatin1Char(c) : QLatin1Char('.'));
+        out += QStringLiteral("%1  %2  %3\n")
+                   .arg(offset, 8, 16, QLatin1Char('0'))
+                   .arg(QString::fromLatin1(line.toHex(' ')), -47)
+                   .arg(ascii);
+    }
+    if (bytes.size() > Shown)
+        out += ResourceContentView::tr("… %1 more bytes").arg(bytes.size() - Shown);
+    return out;
 }
 
 } // namespace
@@ -71,6 +93,7 @@ ResourceContentView::ResourceContentView(QWidget* parent)
 
     m_imagePage = new QWidget(this);
     auto* imageLayout = new QVBoxLayout(m_imagePage);
+    imageLayout->setContentsMargins(0, 0, 0, 0);
     auto* imageBar = new QHBoxLayout;
     m_imageCaption = new QLabel(m_imagePage);
     m_imageCaption->setObjectName(QStringLiteral("imageCaption"));
@@ -88,6 +111,7 @@ ResourceContentView::ResourceContentView(QWidget* parent)
 
     m_binaryPage = new QWidget(this);
     auto* binaryLayout = new QVBoxLayout(m_binaryPage);
+    binaryLayout->setContentsMargins(0, 0, 0, 0);
     auto* binaryBar = new QHBoxLayout;
     m_binaryCaption = new QLabel(m_binaryPage);
     m_binaryCaption->setObjectName(QStringLiteral("binaryCaption"));
@@ -95,7 +119,7 @@ ResourceContentView::ResourceContentView(QWidget* parent)
     m_binaryCaption->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* saveBinary = saveButton(m_binaryPage);
     binaryBar->addWidget(m_binaryCaption, 1);
-    binaryBar->addWidget(saveBinary, 0, Qt::AlignTop);
+    binaryBar->addWidget(saveBinary);
     m_binaryPreview = new QPlainTextEdit(m_binaryPage);
     m_binaryPreview->setObjectName(QStringLiteral("binaryPreview"));
     m_binaryPreview->setReadOnly(true);
@@ -176,12 +200,10 @@ void ResourceContentView::showContent(const QJsonObject& content)
     }
     m_kind = Kind::Binary;
     m_binaryCaption->setText(tr("<b>Binary content</b>: %1, %2").arg(mime.toHtmlEscaped(), sizeText(m_blob.size())));
-    // A text/* blob is shown decoded too, when it is valid UTF-8.
+    // A text/* blob is shown decoded, when it is valid UTF-8; any other as a hex dump of its start.
     QStringDecoder decoder(QStringDecoder::Utf8);
     const QString decoded = decoder(m_blob);
-    const bool preview = isTextMime(m_mimeType) && !decoder.hasError();
-    m_binaryPreview->setVisible(preview);
-    m_binaryPreview->setPlainText(preview ? decoded : QString());
+    m_binaryPreview->setPlainText(isTextMime(m_mimeType) && !decoder.hasError() ? decoded : hexDump(m_blob));
     setCurrentWidget(m_binaryPage);
 }
 

@@ -36,6 +36,9 @@ protected:
     void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
     {
         QStyledItemDelegate::initStyleOption(option, index);
+        // A count only where there is one: no column of zeros, none for a template.
+        if (index.column() == ResourcesModelColumn::Updates && index.data().toInt() == 0)
+            option->text.clear();
         if (index.column() != ResourcesModelColumn::Name)
             return;
         if (index.data(ResourcesModelRole::KindRole).toInt() == int(ResourceKind::Template))
