@@ -23,6 +23,8 @@
 #include "models/trafficmodel.h"
 #include "presentation/presentation.h"
 #include "prompts/promptspage.h"
+#include "resources/resourcespage.h"
+#include "result/resultview.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -142,6 +144,15 @@ void MainWindow::createCentre()
     m_prompts->setObjectName(QStringLiteral("promptsPage"));
     connect(m_prompts, &PromptsPage::statusMessage, this, &MainWindow::setStatus);
     m_centre->addTab(m_prompts, tr("Prompts"));
+    m_resources = new ResourcesPage(
+        engine(), [this] { return currentConnection(); }, m_centre);
+    m_resources->setObjectName(QStringLiteral("resourcesPage"));
+    connect(m_resources, &ResourcesPage::statusMessage, this, &MainWindow::setStatus);
+    m_centre->addTab(m_resources, tr("Resources"));
+    connect(m_tools->resultView(), &ResultView::resourceLinkActivated, this, [this](const QString& uri) {
+        m_centre->setCurrentWidget(m_resources);
+        m_resources->openUri(uri);
+    });
     setCentralWidget(m_centre);
 }
 
@@ -262,6 +273,7 @@ void MainWindow::refreshServerViews()
     m_centre->setTabVisible(AuthTab, c && c->auth());
     m_overview->showConnection(c, m_authController);
     m_prompts->showConnection(c);
+    m_resources->showConnection(c);
     m_faultBar->refresh();
 }
 

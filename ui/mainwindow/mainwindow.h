@@ -34,6 +34,7 @@ class ServerOverview;
 class ServersDock;
 class TimelineView;
 class PromptsPage;
+class ResourcesPage;
 class ToolsModel;
 class ToolsPresentation;
 class TrafficDock;
@@ -82,6 +83,7 @@ public:
     /// The Auth tab (HTTP servers only).
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
+    ResourcesPage* resourcesPage() const { return m_resources; }
     /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
     bool showAuthTab();
     /// Saves the workspace to its file, asking for one if it has none; false if not saved.
@@ -121,6 +123,7 @@ private:
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;
     PromptsPage* m_prompts = nullptr;
+    ResourcesPage* m_resources = nullptr;
     AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;
     QLabel* m_status = nullptr;
