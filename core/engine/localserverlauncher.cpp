@@ -65,7 +65,7 @@ void LocalServerLauncher::start(const ServerConfig& config)
     });
     connect(process, &QProcess::finished, this, [this](int code) { Q_EMIT exited(code); });
     Q_EMIT starting();
-    Q_EMIT serverLog(tr("[launch] starting %1").arg(m_config.launchCommand));
+    Q_EMIT notice(tr("Server '%1': starting its launch command %2").arg(m_config.name, m_config.launchCommand));
     process->start();
     waitForPort(PortProbes);
 }
