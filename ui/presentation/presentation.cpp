@@ -492,10 +492,16 @@ QVariant TrafficPresentation::data(const QModelIndex& index, int role) const
                 return tr("← received");
             case TrafficDirection::Stderr:
                 return tr("stderr");
-            case TrafficDirection::Log:
-                return tr("log");
+            case TrafficDirection::Log: {
+                static const char* const levels[]
+                    = { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" };
+                const int level = QIdentityProxyModel::data(index, TrafficModelRole::LogLevelRole).toInt();
+                return level >= 0 && level < 8 ? tr("log · %1").arg(QLatin1String(levels[level])) : tr("log");
+            }
             case TrafficDirection::Action:
                 return tr("action");
+            case TrafficDirection::Notice:
+                return tr("mcpscope");
             }
         }
         break;
@@ -532,6 +538,8 @@ QVariant TrafficPresentation::headerData(int section, Qt::Orientation orientatio
         return tr("Method");
     case Size:
         return tr("Size");
+    case Text:
+        return tr("Message");
     default:
         return {};
     }
