@@ -30,6 +30,8 @@ class ServerConnection;
 class ServerListModel;
 class ServerListPresentation;
 class ServerActions;
+class ServerOutput;
+class ServerOutputView;
 class ServerOverview;
 class TimelineView;
 class PromptsPage;
@@ -81,6 +83,10 @@ public:
     /// The Auth tab (HTTP servers only).
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
+    ServerOutputView* serverOutputView() const { return m_outputView; }
+    TrafficDock* trafficDock() const { return m_traffic; }
+    ServerActions* serverActions() const { return m_serverActions; }
+    ServerOverview* overview() const { return m_overview; }
     /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
     bool showAuthTab();
 
@@ -114,6 +120,8 @@ private:
     ServerActions* m_serverActions = nullptr;
     TrafficModel* m_trafficModel = nullptr;
     TrafficDock* m_traffic = nullptr;
+    ServerOutput* m_output = nullptr;
+    ServerOutputView* m_outputView = nullptr;
 
     QTreeView* m_serversView = nullptr;
     QTabWidget* m_centre = nullptr;

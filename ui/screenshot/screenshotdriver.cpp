@@ -13,6 +13,7 @@
 #include "mainwindow/authstepmodel.h"
 #include "mainwindow/authview.h"
 #include "mainwindow/mainwindow.h"
+#include "output/serveroutputview.h"
 #include "result/resultview.h"
 #include "transport/httpclient.h"
 
@@ -256,7 +257,22 @@ void ScreenshotDriver::step7AuthSteps()
 
 void ScreenshotDriver::step8AuthFailed()
 {
-    authScreenshot(FailingServer, false, QStringLiteral("auth-failed.png"), [this] { finish(); });
+    authScreenshot(FailingServer, false, QStringLiteral("auth-failed.png"), [this] { stepServerOutput(); });
+}
+
+void ScreenshotDriver::stepServerOutput()
+{
+    ServerOutputView* view = m_window->serverOutputView();
+    m_window->selectServer(HttpServer);
+    view->show();
+    view->raise();
+    m_window->resizeDocks({ view }, { 330 }, Qt::Vertical);
+    waitUntil([view] { return view->shownLines().size() >= 2; }, 10000,
+        [this, view] {
+            save(view, QStringLiteral("stderr.png"));
+            finish();
+        },
+        tr("the HTTP demo server's output in the Server Output view"));
 }
 
 void ScreenshotDriver::finish()

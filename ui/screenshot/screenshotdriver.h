@@ -49,6 +49,8 @@ private:
     void step6OpenedLog();
     void step7AuthSteps();
     void step8AuthFailed();
+    /// stderr.png: the Server Output view of the HTTP demo server (its launch command's output).
+    void stepServerOutput();
     void finish();
     /// Shows name's Auth tab after its flow ended (state ok), or fed with steps when it is not configured.
     void authScreenshot(const QString& server, bool expectOk, const QString& file, std::function<void()> then);
