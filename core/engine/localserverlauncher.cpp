@@ -55,7 +55,7 @@ void LocalServerLauncher::start(const ServerConfig& config)
         const QList<QByteArray> lines = process->readAllStandardOutput().split('\n');
         for (const QByteArray& line : lines)
             if (!line.trimmed().isEmpty())
-                Q_EMIT serverLog(QStringLiteral("[launch] ") + QString::fromUtf8(line));
+                Q_EMIT serverLog(QString::fromUtf8(line));
     });
     connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError error) {
         if (error != QProcess::FailedToStart)

@@ -287,6 +287,7 @@ void MainWindow::createActions()
 
     QToolBar* main = addToolBar(tr("Main"));
     main->setObjectName(QStringLiteral("mainToolBar"));
+    main->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     main->addAction(m_serverActions->newServer());
     main->addAction(import);
     main->addSeparator();

@@ -82,6 +82,9 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
     m_detail = new QPlainTextEdit(trafficSplit);
     m_detail->setReadOnly(true);
     m_detail->setFont(QFont(QStringLiteral("monospace")));
+    // The table, with its Message column, gets most of the width; the detail shows one message.
+    trafficSplit->setStretchFactor(0, 3);
+    trafficSplit->setStretchFactor(1, 2);
     trafficLayout->addWidget(trafficSplit);
     setWidget(trafficHost);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {

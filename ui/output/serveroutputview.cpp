@@ -91,6 +91,11 @@ void ServerOutputView::setSearchText(const QString& text)
     m_search->setText(text);
 }
 
+void ServerOutputView::setMatchingLinesOnly(bool only)
+{
+    m_matchingOnly->setChecked(only);
+}
+
 QStringList ServerOutputView::shownLines() const
 {
     return m_shown;

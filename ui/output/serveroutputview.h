@@ -30,6 +30,8 @@ public:
     void showServer(const QString& server);
     const QString& server() const { return m_server; }
     void setSearchText(const QString& text);
+    /// Off: every line stays, and what the search finds is only highlighted.
+    void setMatchingLinesOnly(bool only);
 
     // For tests and screenshots.
     QLineEdit* searchField() const { return m_search; }

@@ -269,8 +269,19 @@ void ScreenshotDriver::stepServerOutput()
     m_window->resizeDocks({ view }, { 330 }, Qt::Vertical);
     waitUntil([view] { return view->shownLines().size() >= 2; }, 10000,
         [this, view] {
-            save(view, QStringLiteral("stderr.png"));
-            finish();
+            // What a search looks like: every line stays, the matches are highlighted.
+            view->setMatchingLinesOnly(false);
+            view->setSearchText(QStringLiteral("session"));
+            QTimer::singleShot(300, this, [this, view] {
+                save(view, QStringLiteral("stderr.png"));
+                // The Traffic dock beside it: log rows with their level and text, McpScope's notices.
+                QDockWidget* traffic = m_window->findChild<QDockWidget*>(QStringLiteral("trafficDock"));
+                traffic->raise();
+                QTimer::singleShot(300, this, [this, traffic] {
+                    save(traffic, QStringLiteral("traffic.png"));
+                    finish();
+                });
+            });
         },
         tr("the HTTP demo server's output in the Server Output view"));
 }

@@ -49,7 +49,7 @@ private:
     void step6OpenedLog();
     void step7AuthSteps();
     void step8AuthFailed();
-    /// stderr.png: the Server Output view of the HTTP demo server (its launch command's output).
+    /// stderr.png: the Server Output view of the HTTP demo server (its launch command's output), then traffic.png.
     void stepServerOutput();
     void finish();
     /// Shows name's Auth tab after its flow ended (state ok), or fed with steps when it is not configured.
