@@ -52,6 +52,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanupTestCase();
     void pingShowsTheRoundTrip();
+    void failedPingNamesTheServer();
     void stderrLinesInTheirViewWithSearchAndCopy();
     void trafficFiltersAndOneRowPerLogNotification();
 
@@ -108,6 +109,23 @@ void TestServerOutput::pingShowsTheRoundTrip()
     const QString text = m_window->serverActions()->lastPingText(m_name);
     QVERIFY2(text.contains(QStringLiteral(" ms at ")), qPrintable(text));
     QVERIFY2(m_window->overview()->text().contains(QStringLiteral("<b>Last ping:</b> ") + text),
+        qPrintable(m_window->overview()->text()));
+}
+
+void TestServerOutput::failedPingNamesTheServer()
+{
+    // An open breaker ends the ping at once, before it reaches the server.
+    m_connection->openBreaker();
+    QSignalSpy status(m_window->serverActions(), &ServerActions::statusMessage);
+    QSignalSpy pinged(m_window->serverActions(), &ServerActions::pinged);
+    m_window->serverActions()->pingServer()->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(pinged.size(), 1, 20000);
+    m_connection->resetBreaker();
+    const QString line = status.last().first().toString();
+    QVERIFY2(line.startsWith(QStringLiteral("Ping to 'everything' failed (")), qPrintable(line));
+    const QString text = m_window->serverActions()->lastPingText(m_name);
+    QVERIFY2(text.startsWith(QStringLiteral("failed at ")), qPrintable(text));
+    QVERIFY2(m_window->overview()->text().contains(QStringLiteral("<b>Last ping:</b> failed at ")),
         qPrintable(m_window->overview()->text()));
 }
 
