@@ -68,6 +68,12 @@ void ServerOutput::append(const QString& server, const QString& text, bool fromM
     Q_EMIT linesAdded(server);
 }
 
+bool ServerOutput::seesOutputOf(const QString& server) const
+{
+    const ServerConnection* c = m_engine ? m_engine->connection(server) : nullptr;
+    return !c || !c->config().isHttp() || !c->config().launchCommand.isEmpty();
+}
+
 void ServerOutput::clear(const QString& server)
 {
     m_rings.remove(server);

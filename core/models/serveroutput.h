@@ -40,6 +40,9 @@ public:
     /// Lines ever added for server (the ring keeps the last lineLimit() of them).
     qint64 added(const QString& server) const;
     void append(const QString& server, const QString& text, bool fromMcpScope = false);
+    /// Whether McpScope can see the server's output at all: false for a remote HTTP server (one without
+    /// a launch command), whose process McpScope did not start.
+    bool seesOutputOf(const QString& server) const;
     void clear(const QString& server);
 
 Q_SIGNALS:

@@ -93,7 +93,9 @@ void TestServerOutput::pingShowsTheRoundTrip()
     QAction* ping = m_window->serverActions()->pingServer();
     QTRY_VERIFY(ping->isEnabled());
     QStringList pingRecords;
-    connect(m_window->engine(), &Engine::callUpdated, this, [&pingRecords](const CallRecord& record) {
+    // Scoped to this function: the list it fills goes with it.
+    QObject scope;
+    connect(m_window->engine(), &Engine::callUpdated, &scope, [&pingRecords](const CallRecord& record) {
         if (record.isFinished() && record.method == QLatin1String("ping"))
             pingRecords << outcomeName(record.outcome);
     });
@@ -144,6 +146,7 @@ void TestServerOutput::stderrLinesInTheirViewWithSearchAndCopy()
     view->setSearchText(QStringLiteral("no such line anywhere"));
     QVERIFY(view->shownLines().isEmpty());
     QCOMPARE(view->matchCount(), 0);
+    QCOMPARE(view->textView()->placeholderText(), QStringLiteral("No line contains 'no such line anywhere'."));
     view->setSearchText(QString());
     QVERIFY(view->shownLines().contains(start));
 
@@ -154,6 +157,7 @@ void TestServerOutput::stderrLinesInTheirViewWithSearchAndCopy()
     // Another server shows its own output (none), and the view comes back to this one's.
     view->showServer(QStringLiteral("other"));
     QVERIFY(view->shownLines().isEmpty());
+    QCOMPARE(view->textView()->placeholderText(), QStringLiteral("'other' has written nothing to stderr yet."));
     view->showServer(m_name);
     QVERIFY(view->shownLines().contains(start));
 }

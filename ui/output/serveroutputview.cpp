@@ -120,9 +120,17 @@ void ServerOutputView::rebuild()
         }
         m_shownUpTo = m_output->added(m_server);
     }
-    if (m_shown.isEmpty() && m_search->text().isEmpty())
-        m_text->setPlaceholderText(m_server.isEmpty() ? tr("Select a server to see what it writes to stderr.")
-                                                      : tr("'%1' has written nothing to stderr yet.").arg(m_server));
+    // Shown only while the view is empty.
+    if (m_server.isEmpty())
+        m_text->setPlaceholderText(tr("Select a server to see what it writes to stderr."));
+    else if (!m_search->text().isEmpty())
+        m_text->setPlaceholderText(tr("No line contains '%1'.").arg(m_search->text()));
+    else if (m_output && !m_output->seesOutputOf(m_server))
+        m_text->setPlaceholderText(tr("'%1' is a remote HTTP server: McpScope sees the output only of servers it "
+                                      "starts (stdio, or an HTTP server with a launch command).")
+                                       .arg(m_server));
+    else
+        m_text->setPlaceholderText(tr("'%1' has written nothing to stderr yet.").arg(m_server));
     highlight();
     Q_EMIT shown(m_server, int(m_shown.size()));
 }
