@@ -519,6 +519,14 @@ QVariant TrafficPresentation::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole)
         return QString::fromUtf8(
             QIdentityProxyModel::data(index, TrafficModelRole::PayloadRole).toByteArray().left(2000));
+    if (role == Qt::ForegroundRole) {
+        // Log rows stand out by level: warnings amber, errors and worse red.
+        const int level = QIdentityProxyModel::data(index, TrafficModelRole::LogLevelRole).toInt();
+        if (level >= int(TrafficLogLevel::Error))
+            return QColor(0xb0, 0x2a, 0x37);
+        if (level == int(TrafficLogLevel::Warning))
+            return QColor(0x9a, 0x67, 0x00);
+    }
     return QIdentityProxyModel::data(index, role);
 }
 
