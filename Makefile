@@ -39,9 +39,12 @@ deps-fuzz:
 	@$(MAKE) --no-print-directory deps-system DEB_PACKAGES="cmake ninja-build ccache pkg-config qt6-base-dev qtkeychain-qt6-dev libqt6sql6-sqlite libvalijson-dev libgl-dev libssl-dev $(FUZZ_DEB_PACKAGES)"
 
 deps-node:
-	@if [ ! -x $(NODE22) ] || [ tests/peers/package-lock.json -nt tests/peers/node_modules/.package-lock.json ]; then \
+	@# The lock file's contents decide, not its time: a fresh checkout (a git worktree) has a newer lock file,
+	@# and npm ci through a symlinked node_modules would wipe the peers another checkout is using.
+	@if [ ! -x $(NODE22) ] || ! cmp -s tests/peers/package-lock.json tests/peers/node_modules/.mcpscope-package-lock.json; then \
 	  echo "make deps: installing the pinned test peers (npm ci in tests/peers: server-everything, sdk, conformance, node@22)"; \
-	  (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error); \
+	  (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error) && \
+	  cp tests/peers/package-lock.json tests/peers/node_modules/.mcpscope-package-lock.json; \
 	fi
 
 configure:

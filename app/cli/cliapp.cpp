@@ -100,6 +100,11 @@ int CliApp::start(const QStringList& arguments)
             m_err.flush();
         }
     });
+    // McpScope's own word about the server goes to our stderr, never into the server's --stderr FILE.
+    connect(m_engine, &Engine::notice, this, [this](const QString&, const QString& text) {
+        m_err << "mcpscope-cli: " << text << '\n';
+        m_err.flush();
+    });
     connect(m_engine, &Engine::logMessage, this,
         [this, prefix](const QString&, const QString& level, const QString& logger, const QJsonValue& data) {
             m_err << prefix << level << (logger.isEmpty() ? QString() : QLatin1Char(' ') + logger) << ": "

@@ -125,6 +125,7 @@ int ConformanceClient::start(const QStringList& args)
     if (ServerAuth* auth = m_connection->auth())
         connect(auth, &ServerAuth::log, this, &ConformanceClient::say);
     connect(m_engine, &Engine::serverLog, this, [this](const QString&, const QString& line) { say(line); });
+    connect(m_engine, &Engine::notice, this, [this](const QString&, const QString& text) { say(text); });
     connect(m_connection, &ServerConnection::ready, this, &ConformanceClient::onReady);
     connect(m_connection, &ServerConnection::failed, this, &ConformanceClient::onConnectionFailed);
     say(tr("scenario '%1' against %2")

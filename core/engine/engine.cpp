@@ -87,6 +87,9 @@ ServerConnection* Engine::addServer(const ServerConfig& config)
     connect(connection, &ServerConnection::serverLog, this, [this, connection, redactor](const QString& line) {
         Q_EMIT serverLog(connection->name(), redactor->redactText(line));
     });
+    connect(connection, &ServerConnection::notice, this, [this, connection, redactor](const QString& text) {
+        Q_EMIT notice(connection->name(), redactor->redactText(text));
+    });
     connect(connection, &ServerConnection::logMessage, this,
         [this, connection, redactor](const QString& level, const QString& logger, const QJsonValue& data) {
             Q_EMIT logMessage(connection->name(), level, redactor->redactText(logger), redactor->redactJson(data));

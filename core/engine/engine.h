@@ -16,7 +16,7 @@ namespace mcpscope {
 /// entry point for every request the app and the CLI make (call()).
 ///
 /// Signals: serverAdded / serverRemoved when the set of servers changes; callUpdated, traffic,
-/// serverLog, logMessage and actionLogged re-emit those of every connection, named by server, so the
+/// serverLog, notice, logMessage and actionLogged re-emit those of every connection, named by server, so the
 /// models and stores follow the engine and never a connection.
 class Engine : public QObject
 {
@@ -74,6 +74,8 @@ Q_SIGNALS:
     void callUpdated(const mcpscope::CallRecord& record);
     void traffic(const QString& server, mcpscope::WireDirection direction, const QByteArray& bytes);
     void serverLog(const QString& server, const QString& line);
+    /// McpScope's own word about a server (ServerConnection::notice), redacted: never labelled stderr.
+    void notice(const QString& server, const QString& text);
     void logMessage(const QString& server, const QString& level, const QString& logger, const QJsonValue& data);
     void actionLogged(const QString& server, const QString& kind, const QString& text);
     /// The redactor learned a secret: stores holding a copy of it take the new one.

@@ -55,7 +55,7 @@ void LocalServerLauncher::start(const ServerConfig& config)
         const QList<QByteArray> lines = process->readAllStandardOutput().split('\n');
         for (const QByteArray& line : lines)
             if (!line.trimmed().isEmpty())
-                Q_EMIT serverLog(QStringLiteral("[launch] ") + QString::fromUtf8(line));
+                Q_EMIT serverLog(QString::fromUtf8(line));
     });
     connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError error) {
         if (error != QProcess::FailedToStart)
@@ -65,7 +65,7 @@ void LocalServerLauncher::start(const ServerConfig& config)
     });
     connect(process, &QProcess::finished, this, [this](int code) { Q_EMIT exited(code); });
     Q_EMIT starting();
-    Q_EMIT serverLog(tr("[launch] starting %1").arg(m_config.launchCommand));
+    Q_EMIT notice(tr("Server '%1': starting its launch command %2").arg(m_config.name, m_config.launchCommand));
     process->start();
     waitForPort(PortProbes);
 }

@@ -13,8 +13,8 @@ namespace mcpscope {
 /// connects, in its own process group, and the wait until its port takes connections. Destroying
 /// the launcher stops the process group without blocking: SIGTERM, then SIGKILL after a grace.
 ///
-/// Signals: starting right before the command runs; serverLog for the start and each line the
-/// process prints; listening once the port
+/// Signals: starting right before the command runs; notice for the start (McpScope's word);
+/// serverLog for each line the process prints; listening once the port
 /// takes a connection; failed with a message naming the server when the command is empty, cannot
 /// start or the port does not listen within 30 s; exited when the process ends by itself.
 class LocalServerLauncher : public QObject
@@ -30,6 +30,7 @@ public:
 Q_SIGNALS:
     void starting();
     void serverLog(const QString& line);
+    void notice(const QString& text);
     void listening();
     void failed(const QString& message);
     void exited(int exitCode);

@@ -20,6 +20,8 @@ constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
 constexpr int MaxInitializeAuthorizations = 3; // MCP-NOTES "Authorization" §8
 constexpr qint64 AutomaticAuthWaitMs = 60000; // a flow without a user: discovery, registration, token
 constexpr qint64 BrowserAuthWaitMs = 10 * 60000; // a user in a browser
+constexpr qsizetype OutputTailLines = 5; // of stderr, at the end of a failed start's message
+constexpr qsizetype OutputTailLineChars = 400;
 
 constexpr EnumName<ServerConnection::State> StateEntries[] = {
     { ServerConnection::State::Disconnected, u"disconnected" },
@@ -62,15 +64,19 @@ ServerConnection::ServerConnection(ServerConfig config, QObject* parent)
         }
     });
     connect(m_reconnector, &Reconnector::parked, this, [this] { setState(State::Parked); });
-    connect(m_launcher, &LocalServerLauncher::starting, this, [this] { setState(State::Connecting); });
-    connect(m_launcher, &LocalServerLauncher::serverLog, this, &ServerConnection::serverLog);
+    connect(m_launcher, &LocalServerLauncher::starting, this, [this] {
+        m_outputTail.clear();
+        setState(State::Connecting);
+    });
+    connect(m_launcher, &LocalServerLauncher::serverLog, this, &ServerConnection::takeOutput);
+    connect(m_launcher, &LocalServerLauncher::notice, this, &ServerConnection::notice);
     connect(m_launcher, &LocalServerLauncher::listening, this, &ServerConnection::connectToServer);
     connect(m_launcher, &LocalServerLauncher::failed, this, &ServerConnection::fail);
     connect(m_launcher, &LocalServerLauncher::exited, this, [this](int code) {
         if (m_state == State::Connecting)
-            fail(tr("Server '%1': the launch command exited with code %2 before the server listened.")
-                     .arg(m_config.name)
-                     .arg(code));
+            fail(withOutputTail(tr("Server '%1': the launch command exited with code %2 before the server listened.")
+                                    .arg(m_config.name)
+                                    .arg(code)));
     });
     connect(m_stdioFaults, &StdioFaultInjector::fired, this,
         [this](const QString& text) { noteEvent(QStringLiteral("fault"), text); });
@@ -190,6 +196,25 @@ void ServerConnection::fail(const QString& message)
     Q_EMIT failed(message);
 }
 
+void ServerConnection::takeOutput(const QString& line)
+{
+    m_outputTail.append(
+        line.size() > OutputTailLineChars ? line.left(OutputTailLineChars) + QStringLiteral("…") : line);
+    if (m_outputTail.size() > OutputTailLines)
+        m_outputTail.removeFirst();
+    Q_EMIT serverLog(line);
+}
+
+QString ServerConnection::withOutputTail(const QString& message) const
+{
+    if (m_outputTail.isEmpty())
+        return message;
+    QString text = message + QLatin1Char('\n') + tr("Last lines of stderr:");
+    for (const QString& line : m_outputTail)
+        text += QStringLiteral("\n  ") + m_redactor->redactText(line);
+    return text;
+}
+
 void ServerConnection::connectToServer()
 {
     if (m_session
@@ -228,10 +253,10 @@ bool ServerConnection::fallBackToLegacySse()
     const int status = m_session->initializeFailure().httpStatus;
     if (status != 400 && status != 404 && status != 405)
         return false;
-    Q_EMIT serverLog(tr("Server '%1' answered the Streamable HTTP initialize with %2; trying the legacy HTTP+SSE "
-                        "transport.")
-                         .arg(m_config.name)
-                         .arg(status));
+    Q_EMIT notice(tr("Server '%1' answered the Streamable HTTP initialize with %2; trying the legacy HTTP+SSE "
+                     "transport.")
+                      .arg(m_config.name)
+                      .arg(status));
     startSession(TransportKind::LegacySse);
     return true;
 }
@@ -252,7 +277,7 @@ bool ServerConnection::authorizeInitialize(const QString& message)
     }
     ++m_initializeAuthorizations;
     m_authChallenge = failure;
-    Q_EMIT serverLog(
+    Q_EMIT notice(
         tr("Server '%1' asks for authorization (HTTP %2); authorizing.").arg(m_config.name).arg(failure.httpStatus));
     setState(State::Connecting);
     const bool browser = m_auth->client()->options().browser == OAuthClient::Browser::External
@@ -281,6 +306,9 @@ void ServerConnection::startSession(TransportKind kind)
         retire(old);
     }
     m_activeTransport = kind;
+    // A new child: what an earlier one printed says nothing about why this one fails.
+    if (kind == TransportKind::Stdio)
+        m_outputTail.clear();
     ServerConfig effective = m_config;
     effective.transport = kind;
     if (m_endpointOverride.isValid() && effective.isHttp())
@@ -314,14 +342,15 @@ void ServerConnection::startSession(TransportKind kind)
             return;
         const bool wasUp = m_state == State::Ready || m_state == State::Suspect;
         const QString dropped = m_session ? m_session->sessionId() : QString();
-        fail(message);
+        fail(wasUp ? message : withOutputTail(message));
         // A drop of an established session heals in the background, with backoff (RECOVERY.md §4).
         if (wasUp && !m_reconnector->isRunning())
             m_reconnector->startBackground(dropped);
     });
     connect(session, &ClientSession::closed, this, &ServerConnection::closed);
     connect(session, &ClientSession::toolsChanged, this, &ServerConnection::toolsChanged);
-    connect(session, &ClientSession::serverLog, this, &ServerConnection::serverLog);
+    connect(session, &ClientSession::serverLog, this, &ServerConnection::takeOutput);
+    connect(session, &ClientSession::notice, this, &ServerConnection::notice);
     connect(session, &ClientSession::logMessage, this, &ServerConnection::logMessage);
     // Wire copies only when someone watches (connectNotify): the CLI's calls need none.
     if (m_trafficWatched)

@@ -13,6 +13,7 @@
 #include <QHash>
 #include <QObject>
 #include <QPointer>
+#include <QStringList>
 
 #include <functional>
 #include <memory>
@@ -40,7 +41,12 @@ struct CallOptions
 ///
 /// Signals: stateChanged through setState() only; ready when a session finished initialize (and
 /// listed its tools); failed with a message naming the server; callUpdated on every change of a
-/// call record; actionLogged for every manual action and fired stdio fault.
+/// call record; actionLogged for every manual action and fired stdio fault; serverLog for the server's
+/// own output (stdio stderr, a launch command's output); notice for McpScope's own word about the
+/// server (a transport fallback, an authorization), which is never the server's output.
+///
+/// A start that fails (initialize never finished, or a launch command exited before listening) ends
+/// its message with the last lines of the server's output, redacted: what a developer looks for first.
 class ServerConnection : public QObject
 {
     Q_OBJECT
@@ -138,6 +144,7 @@ Q_SIGNALS:
     void closed();
     void toolsChanged();
     void serverLog(const QString& line);
+    void notice(const QString& text);
     void logMessage(const QString& level, const QString& logger, const QJsonValue& data);
     void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
     void callUpdated(const mcpscope::CallRecord& record);
@@ -152,6 +159,10 @@ private:
     void setState(State state);
     /// Records the error, enters Failed and emits failed.
     void fail(const QString& message);
+    /// One line of the server's output: kept for a failed start's message, then emitted as serverLog.
+    void takeOutput(const QString& line);
+    /// message, then the last lines of the server's output (redacted), if there are any.
+    QString withOutputTail(const QString& message) const;
     void applyBreakerSettings();
     void startSession(TransportKind kind);
     void retire(ClientSession* old);
@@ -168,6 +179,7 @@ private:
     State m_state = State::Disconnected;
     TransportKind m_activeTransport = TransportKind::Stdio;
     QString m_lastError;
+    QStringList m_outputTail; ///< the last lines of the server's output since its process started
     QUrl m_endpointOverride;
     QPointer<FaultProxy> m_proxy;
     LocalServerLauncher* m_launcher = nullptr;

@@ -238,7 +238,7 @@ void TrafficModel::setEngine(Engine* engine)
         return;
     connect(engine, &Engine::traffic, this, &TrafficModel::addMessage);
     connect(engine, &Engine::serverLog, this, &TrafficModel::addServerLog);
-    connect(engine, &Engine::logMessage, this, &TrafficModel::addLogMessage);
+    connect(engine, &Engine::notice, this, &TrafficModel::addNotice);
     connect(engine, &Engine::actionLogged, this, &TrafficModel::addAction);
 }
 
@@ -299,9 +299,21 @@ void TrafficModel::addMessage(const QString& server, WireDirection direction, co
             m_openRequests.clear();
         m_openRequests.insert(requestKey(row.server, direction, scan), row.method);
         break;
-    case TrafficMessageKind::Notification:
-        row.method = m_strings.intern(decodeString(scan.method));
+    case TrafficMessageKind::Notification: {
+        const QString method = decodeString(scan.method);
+        if (direction == WireDirection::Incoming && method == QLatin1String("notifications/message")) {
+            // The log entry itself: one row, with its level and logger.
+            const QJsonObject params
+                = QJsonDocument::fromJson(bytes).object().value(QLatin1String("params")).toObject();
+            row.direction = TrafficDirection::Log;
+            row.kind = TrafficMessageKind::Log;
+            row.level = logLevelFromName(params.value(QLatin1String("level")).toString());
+            row.method = m_strings.intern(params.value(QLatin1String("logger")).toString());
+            break;
+        }
+        row.method = m_strings.intern(method);
         break;
+    }
     case TrafficMessageKind::Response:
     case TrafficMessageKind::ErrorResponse: {
         // A response travels the other way from its request.
@@ -318,12 +330,23 @@ void TrafficModel::addMessage(const QString& server, WireDirection direction, co
 
 void TrafficModel::addServerLog(const QString& server, const QString& line)
 {
+    addText(server, TrafficDirection::Stderr, QString(), line);
+}
+
+void TrafficModel::addNotice(const QString& server, const QString& text)
+{
+    addText(server, TrafficDirection::Notice, QString(), text);
+}
+
+void TrafficModel::addText(const QString& server, TrafficDirection direction, const QString& kind, const QString& text)
+{
     Row row;
     row.at = now();
-    row.payload = line.toUtf8();
+    row.payload = text.toUtf8();
     row.size = clampSize(row.payload.size());
     row.server = m_strings.intern(server);
-    row.direction = TrafficDirection::Stderr;
+    row.method = m_strings.intern(kind);
+    row.direction = direction;
     append(std::move(row));
 }
 
@@ -347,14 +370,36 @@ void TrafficModel::addLogMessage(
 
 void TrafficModel::addAction(const QString& server, const QString& kind, const QString& text)
 {
-    Row row;
-    row.at = now();
-    row.payload = text.toUtf8();
-    row.size = clampSize(row.payload.size());
-    row.server = m_strings.intern(server);
-    row.method = m_strings.intern(kind);
-    row.direction = TrafficDirection::Action;
-    append(std::move(row));
+    addText(server, TrafficDirection::Action, kind, text);
+}
+
+QString TrafficModel::textOf(const Row& row) const
+{
+    QString text;
+    if (row.kind == TrafficMessageKind::Log) {
+        // The wire message (params.data) or a decoded entry (data).
+        QJsonObject entry = QJsonDocument::fromJson(row.payload).object();
+        if (entry.contains(QLatin1String("params")))
+            entry = entry.value(QLatin1String("params")).toObject();
+        const QJsonValue data = entry.value(QLatin1String("data"));
+        if (data.isString()) {
+            text = data.toString();
+        } else {
+            // Any JSON value in compact form: the array around it is cut off again.
+            const QByteArray json = QJsonDocument(QJsonArray { data }).toJson(QJsonDocument::Compact);
+            text = QString::fromUtf8(QByteArrayView(json).sliced(1, json.size() - 2));
+        }
+    } else {
+        // A few characters more than shown, so a multi-byte character is never cut.
+        text = QString::fromUtf8(
+            QByteArrayView(row.payload).first(std::min<qsizetype>(row.payload.size(), TextChars * 4)));
+    }
+    text = text.left(TextChars);
+    for (QChar& c : text) {
+        if (c == QLatin1Char('\n') || c == QLatin1Char('\r') || c == QLatin1Char('\t'))
+            c = QLatin1Char(' ');
+    }
+    return text;
 }
 
 qint64 TrafficModel::costOf(const Row& row)
@@ -454,6 +499,8 @@ QVariant TrafficModel::data(const QModelIndex& index, int role) const
             return m_strings.at(row.method);
         case TrafficModelColumn::Size:
             return qint64(row.size);
+        case TrafficModelColumn::Text:
+            return textOf(row);
         default:
             return {};
         }
@@ -475,6 +522,8 @@ QVariant TrafficModel::data(const QModelIndex& index, int role) const
         return row.payload;
     case TrafficModelRole::LogLevelRole:
         return int(row.level);
+    case TrafficModelRole::TextRole:
+        return textOf(row);
     default:
         return {};
     }

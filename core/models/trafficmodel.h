@@ -21,9 +21,11 @@ class Engine;
 /// and the manual actions, one row each (DESIGN.md "Traffic"), with raw values only: see
 /// trafficmodeldefs.h for the columns and roles.
 ///
-/// setEngine() connects the engine's traffic, serverLog, logMessage and actionLogged signals, which
-/// carry those of every server, present and future. A log notification therefore shows twice: as the Incoming
-/// notifications/message on the wire and as its decoded Log row (which carries LogLevelRole).
+/// setEngine() connects the engine's traffic, serverLog, notice and actionLogged signals, which
+/// carry those of every server, present and future. A log notification shows once: the incoming
+/// notifications/message on the wire becomes a Log row (LogLevelRole, its logger as Method, its data
+/// as Text) holding the wire bytes. The engine's logMessage, the same entry decoded, is not connected;
+/// addLogMessage() is for a source without the wire.
 ///
 /// Inserts are coalesced like CallsModel's: the first new row schedules a 0 ms single-shot flush;
 /// the flush inserts the batch with one beginInsertRows(first, last), or happens at once when
@@ -61,6 +63,7 @@ public:
     static constexpr int DefaultRowLimit = 100000;
     static constexpr qint64 DefaultByteLimit = 64LL * 1024 * 1024;
     static constexpr int DefaultFlushThreshold = 5000;
+    static constexpr qsizetype TextChars = 300;
 
     explicit TrafficModel(QObject* parent = nullptr);
     ~TrafficModel() override;
@@ -104,6 +107,7 @@ public Q_SLOTS:
     void addServerLog(const QString& server, const QString& line);
     void addLogMessage(const QString& server, const QString& level, const QString& logger, const QJsonValue& data);
     void addAction(const QString& server, const QString& kind, const QString& text);
+    void addNotice(const QString& server, const QString& text);
 
 Q_SIGNALS:
     /// A flush dropped count rows to stay within the limits; total is droppedRows().
@@ -111,6 +115,9 @@ Q_SIGNALS:
 
 private:
     void append(Row row);
+    void addText(const QString& server, TrafficDirection direction, const QString& kind, const QString& text);
+    /// TextRole of a row.
+    QString textOf(const Row& row) const;
     static qint64 costOf(const Row& row);
 
     QPointer<Engine> m_engine;

@@ -8,9 +8,10 @@ namespace mcpscope {
 enum class TrafficDirection : quint8 {
     Outgoing, ///< a JSON-RPC message the client sent
     Incoming, ///< a JSON-RPC message the server sent
-    Stderr, ///< a line of the stdio child's stderr, or other text outside the protocol (serverLog)
-    Log, ///< a notifications/message log entry, decoded (logMessage)
+    Stderr, ///< a line of the server's output: the stdio child's stderr, a launch command's output (serverLog)
+    Log, ///< a notifications/message log entry (the wire message itself, or logMessage)
     Action, ///< a manual action or a fired fault (actionLogged)
+    Notice, ///< McpScope's own word about the server (notice): shown as "mcpscope", never as stderr
 };
 
 /// What a wire message is, from a cheap scan of its top-level keys (no full parse).
@@ -37,6 +38,7 @@ enum Column {
     /// row; the action kind ("action", "fault", "reconnect") for an Action row; empty for Stderr.
     Method,
     Size, ///< qint64: bytes of the message as it went over the wire (Log: of the encoded entry)
+    Text, ///< QString: the row in one line, as TextRole
     Count
 };
 } // namespace TrafficModelColumn
@@ -53,6 +55,9 @@ enum Role {
     SizeRole, ///< qint64
     PayloadRole, ///< QByteArray: the message (Log: compact JSON {level, logger, data}; text rows: UTF-8)
     LogLevelRole, ///< int: a TrafficLogLevel; NoLevel except on Log rows
+    /// QString, one line of at most TrafficModel::TextChars characters: a Log row's data (a string as
+    /// it is, else compact JSON), a text row's line, a JSON-RPC message's start.
+    TextRole,
 };
 } // namespace TrafficModelRole
 

@@ -65,6 +65,7 @@ ClientSession::ClientSession(std::unique_ptr<Transport> transport, Options optio
     connect(t, &Transport::channelFailed, this, &ClientSession::onChannelFailed);
     connect(t, &Transport::malformedMessage, this, &ClientSession::onMalformed);
     connect(t, &Transport::serverLog, this, &ClientSession::serverLog);
+    connect(t, &Transport::notice, this, &ClientSession::notice);
     // traffic is forwarded only once someone listens (connectNotify): copying every line for
     // nobody is most of what an unwatched stdio round trip would cost.
     connect(t, &Transport::closed, this, [this] {

@@ -86,7 +86,8 @@ struct ServerDetails
 /// - failed when the handshake or the channel fails; the session is then unusable.
 /// - toolsChanged after each completed tools/list (including re-lists on list_changed).
 /// - notificationReceived for every notification from the server.
-/// - logMessage for notifications/message; serverLog for stderr and other text outside the protocol.
+/// - logMessage for notifications/message; serverLog for stderr and other text outside the protocol;
+///   notice for McpScope's own word about the channel (Transport::notice).
 /// - keepaliveFailed when a keepalive ping fails (the connection should be treated as suspect).
 class ClientSession : public QObject
 {
@@ -171,6 +172,7 @@ Q_SIGNALS:
     void notificationReceived(const mcpscope::JsonRpcMessage& message);
     void logMessage(const QString& level, const QString& logger, const QJsonValue& data);
     void serverLog(const QString& line);
+    void notice(const QString& text);
     void protocolWarning(const QString& message);
     void keepaliveFailed(const mcpscope::Reply& reply);
     /// The last request in flight was answered (or given up on): nothing is pending any more.

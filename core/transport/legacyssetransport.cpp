@@ -216,7 +216,7 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
             settleWire(failed, {});
             Q_EMIT requestFailed(id, failure);
         } else {
-            Q_EMIT serverLog(failure.message);
+            Q_EMIT notice(failure.message);
         }
     });
 }

@@ -238,9 +238,9 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         const int status = reply->status();
         if (status >= 400 && status < 500) {
             // 405 (or another 4xx) means the server offers no GET stream; that is not a failure.
-            Q_EMIT serverLog(tr("HTTP server '%1' offers no server-to-client stream (GET answered %2).")
-                                 .arg(m_options.serverName)
-                                 .arg(status));
+            Q_EMIT notice(tr("HTTP server '%1' offers no server-to-client stream (GET answered %2).")
+                              .arg(m_options.serverName)
+                              .arg(status));
             return;
         }
         const bool ok = reply->isSuccess() && !exchange->killed;
@@ -365,7 +365,7 @@ void StreamableHttpTransport::failExchange(const std::shared_ptr<Exchange>& exch
         Q_EMIT requestFailed(exchange->id, failure);
         return;
     }
-    Q_EMIT serverLog(failure.message);
+    Q_EMIT notice(failure.message);
 }
 
 void StreamableHttpTransport::settleWire(const std::shared_ptr<Exchange>& exchange)

@@ -21,6 +21,8 @@ enum class WireDirection { Outgoing, Incoming };
 /// - channelFailed: the whole channel failed or could not open; every request in flight is affected.
 /// - closed: a close() or abort() finished and nothing of the peer is left running.
 /// - serverLog: free-form text from the server outside the protocol (stdio stderr, non-JSON lines).
+/// - notice: McpScope's own word about the channel (a missing GET stream, a failed background
+///   exchange): never the server's output, so views label it as McpScope's, not as stderr.
 /// - traffic: every wire message in both directions, for the traffic view and the call log.
 /// - exchangeRecorded: what went over the wire for the request with this id (its HTTP requests and
 ///   responses, or its stdio lines), emitted right before the signal that settles the request
@@ -64,6 +66,7 @@ Q_SIGNALS:
     void channelFailed(const mcpscope::TransportFailure& failure);
     void closed();
     void serverLog(const QString& line);
+    void notice(const QString& text);
     void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
     /// Bytes that arrived but are not a JSON-RPC message. id is set when it could be recovered.
     void malformedMessage(const QString& reason, const QByteArray& excerpt, const QJsonValue& id);

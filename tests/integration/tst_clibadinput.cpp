@@ -201,6 +201,9 @@ void TestCliBadInput::exitDuringInitialize()
     // The peer's own stderr is passed through, prefixed with the server name.
     QVERIFY2(
         run.err.contains(QByteArray('[' + serverName.toUtf8() + "] exit-during-init: got initialize")), run.report());
+    // The failure's message ends with the last lines of its stderr.
+    QVERIFY2(run.err.contains("\nLast lines of stderr:\n  exit-during-init: got initialize, exiting with code 3\n"),
+        run.report());
 }
 
 void TestCliBadInput::neverAnsweringServerIsReaped_data()

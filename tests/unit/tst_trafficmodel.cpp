@@ -2,6 +2,7 @@
 // counter, and the cheap method extraction.
 
 #include "engine/engine.h"
+#include "models/trafficfilter.h"
 #include "models/trafficmodel.h"
 
 #include <QAbstractItemModelTester>
@@ -78,6 +79,8 @@ private Q_SLOTS:
     void responseNamesTheRequestItAnswers();
     void logActionAndStderrRows();
     void followsEveryConnectionOfTheEngine();
+    void logNotificationIsOneRowWithLevelAndText();
+    void filtersByTextServerAndLevel();
     void clearResets();
 };
 
@@ -313,19 +316,29 @@ void TestTrafficModel::followsEveryConnectionOfTheEngine()
 
     Q_EMIT before->traffic(WireDirection::Outgoing, request(1, "ping"));
     Q_EMIT after->serverLog(QStringLiteral("hello"));
+    // A log notification arrives as the wire message and, decoded, as logMessage: one row.
+    Q_EMIT after->traffic(WireDirection::Incoming,
+        R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","logger":"x","data":1}})");
     Q_EMIT after->logMessage(QStringLiteral("error"), QStringLiteral("x"), QJsonValue(1));
     // A manual action both notes itself and emits actionLogged.
     after->openBreaker();
-    QTRY_COMPARE(model.rowCount(), 4);
+    Q_EMIT after->notice(QStringLiteral("Server 'after' asks for authorization (HTTP 401); authorizing."));
+    QTRY_COMPARE(model.rowCount(), 5);
     QCOMPARE(model.index(0, TrafficModelColumn::Server).data().toString(), QStringLiteral("before"));
     QCOMPARE(model.index(1, TrafficModelColumn::Server).data().toString(), QStringLiteral("after"));
+    QCOMPARE(model.index(1, TrafficModelColumn::Direction).data().toInt(), int(TrafficDirection::Stderr));
     QCOMPARE(model.index(2, 0).data(TrafficModelRole::LogLevelRole).toInt(), int(TrafficLogLevel::Error));
+    QCOMPARE(model.index(2, TrafficModelColumn::Text).data().toString(), QStringLiteral("1"));
     QCOMPARE(model.index(3, TrafficModelColumn::Direction).data().toInt(), int(TrafficDirection::Action));
+    // McpScope's own word is not the server's stderr.
+    QCOMPARE(model.index(4, TrafficModelColumn::Direction).data().toInt(), int(TrafficDirection::Notice));
+    QCOMPARE(model.index(4, TrafficModelColumn::Text).data().toString(),
+        QStringLiteral("Server 'after' asks for authorization (HTTP 401); authorizing."));
 
     model.setEngine(nullptr);
     Q_EMIT before->traffic(WireDirection::Outgoing, request(2, "ping"));
     model.flush();
-    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.rowCount(), 5);
 }
 
 void TestTrafficModel::clearResets()
@@ -345,6 +358,79 @@ void TestTrafficModel::clearResets()
     model.addMessage(QStringLiteral("t"), WireDirection::Incoming, response(0));
     QTRY_COMPARE(model.rowCount(), 1);
     QCOMPARE(model.index(0, TrafficModelColumn::Server).data().toString(), QStringLiteral("t"));
+}
+
+void TestTrafficModel::logNotificationIsOneRowWithLevelAndText()
+{
+    TrafficModel model;
+    Tester tester(&model, Tester::FailureReportingMode::QtTest);
+    const QByteArray wire = R"({"jsonrpc":"2.0","method":"notifications/message",)"
+                            R"("params":{"level":"warning","logger":"db","data":"slow query\ntook 3 s"}})";
+    model.addMessage(QStringLiteral("s"), WireDirection::Incoming, wire);
+    model.addMessage(QStringLiteral("s"), WireDirection::Incoming,
+        R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"n":1}}})");
+    model.addMessage(QStringLiteral("s"), WireDirection::Incoming, request(1, "ping"));
+    model.flush();
+    QCOMPARE(model.rowCount(), 3);
+    const QModelIndex log = model.index(0, 0);
+    QCOMPARE(log.data(TrafficModelRole::DirectionRole).toInt(), int(TrafficDirection::Log));
+    QCOMPARE(log.data(TrafficModelRole::KindRole).toInt(), int(TrafficMessageKind::Log));
+    QCOMPARE(log.data(TrafficModelRole::LogLevelRole).toInt(), int(TrafficLogLevel::Warning));
+    QCOMPARE(log.data(TrafficModelRole::MethodRole).toString(), QStringLiteral("db"));
+    // The wire bytes stay the payload; the row shows the data in one line.
+    QCOMPARE(log.data(TrafficModelRole::PayloadRole).toByteArray(), wire);
+    QCOMPARE(model.index(0, TrafficModelColumn::Text).data().toString(), QStringLiteral("slow query took 3 s"));
+    QCOMPARE(model.index(1, TrafficModelColumn::Text).data().toString(), QStringLiteral(R"({"n":1})"));
+    QCOMPARE(model.index(1, 0).data(TrafficModelRole::LogLevelRole).toInt(), int(TrafficLogLevel::Info));
+    // Other messages show their start.
+    QVERIFY(model.index(2, TrafficModelColumn::Text).data().toString().startsWith(QStringLiteral(R"({"jsonrpc")")));
+    // An outgoing notifications/message (nothing sends one, but it is no log entry of the server) stays raw.
+    model.addMessage(QStringLiteral("s"), WireDirection::Outgoing,
+        R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}})");
+    model.flush();
+    QCOMPARE(model.index(3, 0).data(TrafficModelRole::DirectionRole).toInt(), int(TrafficDirection::Outgoing));
+}
+
+void TestTrafficModel::filtersByTextServerAndLevel()
+{
+    TrafficModel model;
+    TrafficFilter filter;
+    filter.setSourceModel(&model);
+    Tester tester(&filter, Tester::FailureReportingMode::QtTest);
+    model.addMessage(QStringLiteral("alpha"), WireDirection::Outgoing, request(1, "tools/list"));
+    model.addMessage(QStringLiteral("beta"), WireDirection::Outgoing, request(1, "resources/read"));
+    model.addMessage(QStringLiteral("beta"), WireDirection::Incoming,
+        R"({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","data":"Cache MISS"}})");
+    model.addServerLog(QStringLiteral("alpha"), QStringLiteral("Listening on STDIO"));
+    model.addNotice(QStringLiteral("beta"), QStringLiteral("HTTP server 'beta' offers no server-to-client stream"));
+    model.flush();
+    QCOMPARE(filter.rowCount(), 5);
+
+    filter.setServer(QStringLiteral("beta"));
+    QCOMPARE(filter.rowCount(), 3);
+    filter.setText(QStringLiteral("cache miss"));
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.index(0, 0).data(TrafficModelRole::LogLevelRole).toInt(), int(TrafficLogLevel::Debug));
+    filter.setMinimumLevel(int(TrafficLogLevel::Info));
+    QCOMPARE(filter.rowCount(), 0);
+    filter.setMinimumLevel(int(TrafficLogLevel::Debug));
+
+    filter.setServer(QString());
+    filter.setText(QStringLiteral("stdio"));
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.index(0, 0).data(TrafficModelRole::ServerRole).toString(), QStringLiteral("alpha"));
+    // The method and the server's name match too.
+    filter.setText(QStringLiteral("TOOLS/"));
+    QCOMPARE(filter.rowCount(), 1);
+    filter.setText(QStringLiteral("beta"));
+    QCOMPARE(filter.rowCount(), 3);
+    // Rows arriving later are filtered as they come.
+    model.addMessage(QStringLiteral("beta"), WireDirection::Incoming, response(1));
+    model.addMessage(QStringLiteral("gamma"), WireDirection::Incoming, response(1));
+    model.flush();
+    QCOMPARE(filter.rowCount(), 4);
+    filter.setText(QString());
+    QCOMPARE(filter.rowCount(), 7);
 }
 
 QTEST_GUILESS_MAIN(TestTrafficModel)

@@ -65,12 +65,14 @@ void createMainMenus(MainWindow* window, ServerActions* serverActions, CallLogCo
 
     QToolBar* main = window->addToolBar(MainWindow::tr("Main"));
     main->setObjectName(QStringLiteral("mainToolBar"));
+    main->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     main->addAction(serverActions->newServer());
     main->addAction(import);
     main->addSeparator();
     main->addAction(serverActions->connectServer());
     main->addAction(serverActions->disconnectServer());
     main->addAction(serverActions->reconnectServer());
+    main->addAction(serverActions->pingServer());
 }
 
 } // namespace mcpscope

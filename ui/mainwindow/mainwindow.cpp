@@ -19,8 +19,10 @@
 #include "mainwindow/trafficdock.h"
 #include "models/callsmodel.h"
 #include "models/serverlistmodel.h"
+#include "models/serveroutput.h"
 #include "models/toolsmodel.h"
 #include "models/trafficmodel.h"
+#include "output/serveroutputview.h"
 #include "presentation/presentation.h"
 #include "prompts/promptspage.h"
 #include "resources/resourcespage.h"
@@ -72,6 +74,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_serverActions, &ServerActions::serverAdded, m_calls, &CallsPanel::addServerName);
     connect(m_serverActions, &ServerActions::serverCreated, this, &MainWindow::selectServer);
     connect(m_serverActions, &ServerActions::statusMessage, this, &MainWindow::setStatus);
+    connect(m_serverActions, &ServerActions::pinged, this, &MainWindow::refreshServerViews);
+    m_overview->setPingLookup([this](const QString& server) { return m_serverActions->lastPingText(server); });
     connect(m_authController, &AuthController::editCredentialsRequested, m_serverActions,
         [this] { m_serverActions->editCredentials(currentConnection()); });
     createMainMenus(this, m_serverActions, m_log, m_servers);
@@ -195,6 +199,11 @@ void MainWindow::createDocks()
     });
     addDockWidget(Qt::BottomDockWidgetArea, m_traffic);
     tabifyDockWidget(callsDock, m_traffic);
+    m_output = new ServerOutput(this);
+    m_output->setEngine(engine());
+    m_outputView = new ServerOutputView(m_output, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_outputView);
+    tabifyDockWidget(m_traffic, m_outputView);
     callsDock->raise();
 }
 
@@ -262,6 +271,7 @@ void MainWindow::onServerSelected()
 {
     m_toolsModel->setConnection(currentConnection());
     m_tools->clearTool();
+    m_outputView->showServer(currentConnection() ? currentConnection()->name() : QString());
     refreshServerViews();
 }
 
@@ -275,6 +285,8 @@ void MainWindow::refreshServerViews()
     m_prompts->showConnection(c);
     m_resources->showConnection(c);
     m_faultBar->refresh();
+    if (m_serverActions)
+        m_serverActions->refresh();
 }
 
 bool MainWindow::showAuthTab()

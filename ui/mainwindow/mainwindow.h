@@ -30,6 +30,8 @@ class ServerConnection;
 class ServerListModel;
 class ServerListPresentation;
 class ServerActions;
+class ServerOutput;
+class ServerOutputView;
 class ServerOverview;
 class ServersDock;
 class TimelineView;
@@ -84,6 +86,10 @@ public:
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
     ResourcesPage* resourcesPage() const { return m_resources; }
+    ServerOutputView* serverOutputView() const { return m_outputView; }
+    TrafficDock* trafficDock() const { return m_traffic; }
+    ServerActions* serverActions() const { return m_serverActions; }
+    ServerOverview* overview() const { return m_overview; }
     /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
     bool showAuthTab();
     /// Saves the workspace to its file, asking for one if it has none; false if not saved.
@@ -115,6 +121,8 @@ private:
     ServerActions* m_serverActions = nullptr;
     TrafficModel* m_trafficModel = nullptr;
     TrafficDock* m_traffic = nullptr;
+    ServerOutput* m_output = nullptr;
+    ServerOutputView* m_outputView = nullptr;
 
     ServersDock* m_servers = nullptr;
     CallLogControls* m_log = nullptr;

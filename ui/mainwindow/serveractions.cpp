@@ -8,7 +8,13 @@
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QIcon>
 #include <QMessageBox>
+#include <QPointer>
+
+#include <memory>
 
 namespace mcpscope {
 
@@ -26,6 +32,9 @@ ServerActions::ServerActions(
     m_disconnect = add(tr("&Disconnect"), [](ServerConnection* c) { c->disconnectFromServer(); });
     m_reconnect = add(tr("&Reconnect Now"), [](ServerConnection* c) { c->reconnectNow(); });
     m_reconnect->setShortcut(Qt::Key_F5);
+    m_ping = add(tr("&Ping"), [this](ServerConnection* c) { ping(c); });
+    m_ping->setObjectName(QStringLiteral("pingAction"));
+    m_ping->setIcon(QIcon(QStringLiteral(":/icons/ping.svg")));
     m_connectAll = new QAction(tr("Connect &All"), window);
     connect(m_connectAll, &QAction::triggered, m_session->engine(), &Engine::connectAll);
     m_edit = add(tr("&Edit…"), [this](ServerConnection* c) { editServer(c); });
@@ -34,17 +43,56 @@ ServerActions::ServerActions(
     m_remove = add(tr("Re&move"), [this](ServerConnection* c) { removeServer(c); });
     m_copySessionId
         = add(tr("Copy Session &Id"), [](ServerConnection* c) { QApplication::clipboard()->setText(c->sessionId()); });
+    refresh();
+}
+
+void ServerActions::refresh()
+{
+    const ServerConnection* c = m_currentConnection ? m_currentConnection() : nullptr;
+    const bool up
+        = c && (c->state() == ServerConnection::State::Ready || c->state() == ServerConnection::State::Suspect);
+    m_ping->setEnabled(up);
+    m_ping->setToolTip(!c ? tr("Ping: select a server first")
+            : up          ? tr("Ping %1 and show the round-trip time").arg(c->name())
+                 : tr("Ping: %1 is not connected (%2)").arg(c->name(), ServerConnection::stateName(c->state())));
+}
+
+void ServerActions::ping(ServerConnection* c)
+{
+    const QString name = c->name();
+    auto timer = std::make_shared<QElapsedTimer>();
+    timer->start();
+    const QPointer<ServerActions> self(this);
+    m_session->engine()->call(name, QStringLiteral("ping"), {}, {}, [self, name, timer](const CallRecord& record) {
+        if (!self)
+            return;
+        const double ms = double(timer->nsecsElapsed()) / 1e6;
+        const QString at = QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss"));
+        QString text;
+        if (record.outcome == CallOutcome::Success) {
+            text = tr("%1 ms at %2").arg(QString::number(ms, 'f', 1), at);
+            Q_EMIT self->statusMessage(tr("Ping %1: %2 ms round trip").arg(name, QString::number(ms, 'f', 1)));
+        } else {
+            const QString why = record.error.value(QLatin1String("message")).toString();
+            text = tr("failed at %1: %2").arg(at, why.isEmpty() ? outcomeName(record.outcome) : why);
+            Q_EMIT self->statusMessage(
+                tr("Ping to '%1' failed (%2): %3")
+                    .arg(name, outcomeName(record.outcome), why.isEmpty() ? tr("no answer") : why));
+        }
+        self->m_lastPing.insert(name, text);
+        Q_EMIT self->pinged(name);
+    });
 }
 
 QList<QAction*> ServerActions::menuActions() const
 {
-    return { m_connect, m_disconnect, m_reconnect, m_connectAll, nullptr, m_edit, m_duplicate, m_remove,
+    return { m_connect, m_disconnect, m_reconnect, m_ping, m_connectAll, nullptr, m_edit, m_duplicate, m_remove,
         m_copySessionId };
 }
 
 QList<QAction*> ServerActions::contextActions() const
 {
-    return { m_connect, m_disconnect, m_reconnect, m_edit, m_duplicate, m_remove, m_copySessionId };
+    return { m_connect, m_disconnect, m_reconnect, m_ping, m_edit, m_duplicate, m_remove, m_copySessionId };
 }
 
 QAction* ServerActions::add(const QString& text, std::function<void(ServerConnection*)> run)

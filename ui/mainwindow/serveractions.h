@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QPointer>
@@ -16,14 +17,16 @@ class ServerDialog;
 class WorkspaceSession;
 
 /// The actions on the workspace's servers (File › New Server and the Server menu): new, connect,
-/// disconnect, reconnect, connect all, edit, duplicate, remove, copy the session id. They act on the
-/// server the window has selected and change the workspace through its WorkspaceSession; the dialogs
-/// they open belong to window.
+/// disconnect, reconnect, ping, connect all, edit, duplicate, remove, copy the session id. They act on
+/// the server the window has selected and change the workspace through its WorkspaceSession; the
+/// dialogs they open belong to window. Ping sends `ping` through Engine::call (a call record of its
+/// own) and keeps each server's last round trip.
 ///
 /// Signals:
 /// - serverAdded(name) after New Server or Duplicate added a server;
 /// - serverCreated(name) after New Server, for the window to select it;
-/// - statusMessage(text) after a change worth a line in the status bar.
+/// - statusMessage(text) after a change worth a line in the status bar;
+/// - pinged(server) when a ping ended, after lastPingText(server) changed.
 class ServerActions : public QObject
 {
     Q_OBJECT
@@ -34,6 +37,11 @@ public:
     QAction* connectServer() const { return m_connect; }
     QAction* disconnectServer() const { return m_disconnect; }
     QAction* reconnectServer() const { return m_reconnect; }
+    QAction* pingServer() const { return m_ping; }
+    /// "3.2 ms at 18:40:02", or why the last ping failed; empty before the first.
+    QString lastPingText(const QString& server) const { return m_lastPing.value(server); }
+    /// Enables what applies to the selected server; a disabled ping says why in its tool tip.
+    void refresh();
     /// The Server menu, in order; nullptr stands for a separator.
     QList<QAction*> menuActions() const;
     /// What the servers view offers on a right click.
@@ -45,6 +53,7 @@ Q_SIGNALS:
     void serverAdded(const QString& name);
     void serverCreated(const QString& name);
     void statusMessage(const QString& text);
+    void pinged(const QString& server);
 
 private:
     QAction* add(const QString& text, std::function<void(ServerConnection*)> run);
@@ -53,6 +62,7 @@ private:
     /// Hands the secret or key the dialog took to the server's ServerAuth (the keychain), never the workspace.
     void applyCredentials(const QString& server, const ServerDialog& dialog);
     void removeServer(ServerConnection* c);
+    void ping(ServerConnection* c);
 
     WorkspaceSession* m_session;
     std::function<ServerConnection*()> m_currentConnection;
@@ -66,6 +76,8 @@ private:
     QAction* m_duplicate = nullptr;
     QAction* m_remove = nullptr;
     QAction* m_copySessionId = nullptr;
+    QAction* m_ping = nullptr;
+    QHash<QString, QString> m_lastPing;
 };
 
 } // namespace mcpscope

@@ -27,6 +27,11 @@ ServerOverview::ServerOverview(QWidget* parent)
     setWidget(m_text);
 }
 
+QString ServerOverview::text() const
+{
+    return m_text->text();
+}
+
 void ServerOverview::showConnection(const ServerConnection* c, const AuthController* authController)
 {
     if (!c) {
@@ -38,7 +43,10 @@ void ServerOverview::showConnection(const ServerConnection* c, const AuthControl
     html += tr("<p><b>State:</b> %1 &nbsp; <b>Transport:</b> %2</p>")
                 .arg(Presentation::stateText(c->state()), Presentation::transportText(c->activeTransport()));
     if (!c->lastError().isEmpty() && c->state() == ServerConnection::State::Failed)
-        html += tr("<p style='color:#b02a37'><b>Last error:</b> %1</p>").arg(c->lastError().toHtmlEscaped());
+        html += tr("<p style='color:#b02a37'><b>Last error:</b> %1</p>")
+                    .arg(c->lastError().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+    if (const QString ping = m_pingLookup ? m_pingLookup(c->name()) : QString(); !ping.isEmpty())
+        html += tr("<p><b>Last ping:</b> %1</p>").arg(ping.toHtmlEscaped());
     // A server that never asked for authorization has nothing to say here.
     if (const ServerAuth* auth = c->auth(); auth && auth->state() != ServerAuth::State::None) {
         const AuthSummary summary

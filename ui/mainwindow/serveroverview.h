@@ -2,6 +2,8 @@
 
 #include <QScrollArea>
 
+#include <functional>
+
 class QLabel;
 
 namespace mcpscope {
@@ -21,9 +23,14 @@ public:
     /// connection may be null: the overview then says how to add a server. auth (optional) knows which
     /// authorization page a flow waits on.
     void showConnection(const ServerConnection* connection, const AuthController* auth = nullptr);
+    /// Where the overview reads a server's last ping ("3.2 ms at 18:40:02"; empty: never pinged).
+    void setPingLookup(std::function<QString(const QString& server)> lookup) { m_pingLookup = std::move(lookup); }
+    /// The text shown, for tests.
+    QString text() const;
 
 private:
     QLabel* m_text = nullptr;
+    std::function<QString(const QString&)> m_pingLookup;
 };
 
 } // namespace mcpscope

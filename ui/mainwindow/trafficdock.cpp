@@ -1,5 +1,7 @@
 #include "trafficdock.h"
 
+#include "engine/engine.h"
+#include "models/trafficfilter.h"
 #include "models/trafficmodel.h"
 #include "models/trafficmodeldefs.h"
 #include "presentation/presentation.h"
@@ -7,8 +9,10 @@
 #include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSet>
 #include <QSortFilterProxyModel>
@@ -19,34 +23,12 @@
 
 namespace mcpscope {
 
-/// Hides log notifications below a chosen level; every other traffic row passes.
-class TrafficLevelFilter : public QSortFilterProxyModel
-{
-public:
-    using QSortFilterProxyModel::QSortFilterProxyModel;
-    void setMinimumLevel(int level)
-    {
-        m_minimum = level;
-        invalidateFilter();
-    }
-
-protected:
-    bool filterAcceptsRow(int row, const QModelIndex& parent) const override
-    {
-        const int level = sourceModel()->index(row, 0, parent).data(TrafficModelRole::LogLevelRole).toInt();
-        return level < 0 || level >= m_minimum;
-    }
-
-private:
-    int m_minimum = 0;
-};
-
 TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
     : QDockWidget(tr("Traffic"), parent)
     , m_model(model)
 {
     setObjectName(QStringLiteral("trafficDock"));
-    m_filter = new TrafficLevelFilter(this);
+    m_filter = new TrafficFilter(this);
     m_filter->setSourceModel(m_model);
     m_presentation = new TrafficPresentation(this);
     m_presentation->setSourceModel(m_filter);
@@ -68,14 +50,31 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
     showLevel->setObjectName(QStringLiteral("showLogLevel"));
     for (const char* level : { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
         showLevel->addItem(QString::fromLatin1(level));
-    connect(showLevel, &QComboBox::currentIndexChanged, m_filter, &TrafficLevelFilter::setMinimumLevel);
+    connect(showLevel, &QComboBox::currentIndexChanged, m_filter, &TrafficFilter::setMinimumLevel);
+    m_text = new QLineEdit(trafficHost);
+    m_text->setObjectName(QStringLiteral("trafficTextFilter"));
+    m_text->setPlaceholderText(tr("Filter: method, server or message text"));
+    m_text->setClearButtonEnabled(true);
+    connect(m_text, &QLineEdit::textChanged, m_filter, &TrafficFilter::setText);
+    m_server = new QComboBox(trafficHost);
+    m_server->setObjectName(QStringLiteral("trafficServerFilter"));
+    m_server->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_server, &QComboBox::currentIndexChanged, this,
+        [this] { m_filter->setServer(m_server->currentData().toString()); });
+    refreshServers();
+    if (Engine* engine = m_model->engine()) {
+        connect(engine, &Engine::serverAdded, this, &TrafficDock::refreshServers);
+        connect(engine, &Engine::serverRemoved, this, &TrafficDock::refreshServers);
+    }
+    trafficBar->addWidget(m_text, 1);
+    trafficBar->addWidget(m_server);
+    trafficBar->addSpacing(16);
     trafficBar->addWidget(new QLabel(tr("Show logs from:"), trafficHost));
     trafficBar->addWidget(showLevel);
     trafficBar->addSpacing(16);
     trafficBar->addWidget(new QLabel(tr("Server log level:"), trafficHost));
     trafficBar->addWidget(m_logLevel);
     trafficBar->addWidget(setLevelButton);
-    trafficBar->addStretch();
     trafficLayout->addLayout(trafficBar);
     auto* trafficSplit = new QSplitter(Qt::Horizontal, trafficHost);
     m_view = Presentation::makeTable(trafficSplit, QStringLiteral("trafficView"));
@@ -83,6 +82,9 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
     m_detail = new QPlainTextEdit(trafficSplit);
     m_detail->setReadOnly(true);
     m_detail->setFont(QFont(QStringLiteral("monospace")));
+    // The table, with its Message column, gets most of the width; the detail shows one message.
+    trafficSplit->setStretchFactor(0, 3);
+    trafficSplit->setStretchFactor(1, 2);
     trafficLayout->addWidget(trafficSplit);
     setWidget(trafficHost);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
@@ -95,6 +97,21 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
         if (!m_view->currentIndex().isValid())
             m_view->scrollToBottom();
     });
+}
+
+void TrafficDock::refreshServers()
+{
+    const QString current = m_server->currentData().toString();
+    const QSignalBlocker blocker(m_server);
+    m_server->clear();
+    m_server->addItem(tr("All servers"), QString());
+    if (Engine* engine = m_model->engine()) {
+        for (const ServerConnection* c : engine->connections())
+            m_server->addItem(c->name(), c->name());
+    }
+    const int index = m_server->findData(current);
+    m_server->setCurrentIndex(index < 0 ? 0 : index);
+    m_filter->setServer(m_server->currentData().toString());
 }
 
 QList<QByteArray> TrafficDock::messagesOf(const CallRecord& record) const

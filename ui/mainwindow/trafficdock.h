@@ -7,18 +7,19 @@
 #include <QList>
 
 class QComboBox;
+class QLineEdit;
 class QPlainTextEdit;
 class QTableView;
 
 namespace mcpscope {
 
-class TrafficLevelFilter;
+class TrafficFilter;
 class TrafficModel;
 class TrafficPresentation;
 
-/// The Traffic dock: every wire message of every server (and their log notifications, filtered by
-/// level), with the selected message pretty-printed beside the table, and the control that asks the
-/// selected server to change its log level.
+/// The Traffic dock: every wire message of every server (each log notification once, with its level
+/// and text), filtered by text, by server and by log level, with the selected message pretty-printed
+/// beside the table, and the control that asks the selected server to change its log level.
 ///
 /// Signals: setLevelRequested(level) when the user asks for logging/setLevel with that level.
 class TrafficDock : public QDockWidget
@@ -31,12 +32,22 @@ public:
     /// traffic shown: the raw messages of a record that has no recorded exchanges.
     QList<QByteArray> messagesOf(const CallRecord& record) const;
 
+    // For tests.
+    TrafficFilter* filter() const { return m_filter; }
+    QLineEdit* textFilter() const { return m_text; }
+    QComboBox* serverFilter() const { return m_server; }
+    QTableView* view() const { return m_view; }
+
 Q_SIGNALS:
     void setLevelRequested(const QString& level);
 
 private:
+    void refreshServers();
+
     TrafficModel* m_model;
-    TrafficLevelFilter* m_filter = nullptr;
+    TrafficFilter* m_filter = nullptr;
+    QLineEdit* m_text = nullptr;
+    QComboBox* m_server = nullptr;
     TrafficPresentation* m_presentation = nullptr;
     QTableView* m_view = nullptr;
     QComboBox* m_logLevel = nullptr;

@@ -492,10 +492,16 @@ QVariant TrafficPresentation::data(const QModelIndex& index, int role) const
                 return tr("← received");
             case TrafficDirection::Stderr:
                 return tr("stderr");
-            case TrafficDirection::Log:
-                return tr("log");
+            case TrafficDirection::Log: {
+                static const char* const levels[]
+                    = { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" };
+                const int level = QIdentityProxyModel::data(index, TrafficModelRole::LogLevelRole).toInt();
+                return level >= 0 && level < 8 ? tr("log · %1").arg(QLatin1String(levels[level])) : tr("log");
+            }
             case TrafficDirection::Action:
                 return tr("action");
+            case TrafficDirection::Notice:
+                return tr("mcpscope");
             }
         }
         break;
@@ -513,6 +519,14 @@ QVariant TrafficPresentation::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole)
         return QString::fromUtf8(
             QIdentityProxyModel::data(index, TrafficModelRole::PayloadRole).toByteArray().left(2000));
+    if (role == Qt::ForegroundRole) {
+        // Log rows stand out by level: warnings amber, errors and worse red.
+        const int level = QIdentityProxyModel::data(index, TrafficModelRole::LogLevelRole).toInt();
+        if (level >= int(TrafficLogLevel::Error))
+            return QColor(0xb0, 0x2a, 0x37);
+        if (level == int(TrafficLogLevel::Warning))
+            return QColor(0x9a, 0x67, 0x00);
+    }
     return QIdentityProxyModel::data(index, role);
 }
 
@@ -532,6 +546,8 @@ QVariant TrafficPresentation::headerData(int section, Qt::Orientation orientatio
         return tr("Method");
     case Size:
         return tr("Size");
+    case Text:
+        return tr("Message");
     default:
         return {};
     }

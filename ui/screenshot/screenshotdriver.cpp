@@ -13,6 +13,7 @@
 #include "mainwindow/authstepmodel.h"
 #include "mainwindow/authview.h"
 #include "mainwindow/mainwindow.h"
+#include "output/serveroutputview.h"
 #include "result/resultview.h"
 #include "screenshot/resourcesshots.h"
 #include "transport/httpclient.h"
@@ -257,7 +258,33 @@ void ScreenshotDriver::step7AuthSteps()
 
 void ScreenshotDriver::step8AuthFailed()
 {
-    authScreenshot(FailingServer, false, QStringLiteral("auth-failed.png"), [this] { stepResources(); });
+    authScreenshot(FailingServer, false, QStringLiteral("auth-failed.png"), [this] { stepServerOutput(); });
+}
+
+void ScreenshotDriver::stepServerOutput()
+{
+    ServerOutputView* view = m_window->serverOutputView();
+    m_window->selectServer(HttpServer);
+    view->show();
+    view->raise();
+    m_window->resizeDocks({ view }, { 330 }, Qt::Vertical);
+    waitUntil([view] { return view->shownLines().size() >= 2; }, 10000,
+        [this, view] {
+            // What a search looks like: every line stays, the matches are highlighted.
+            view->setMatchingLinesOnly(false);
+            view->setSearchText(QStringLiteral("session"));
+            QTimer::singleShot(300, this, [this, view] {
+                save(view, QStringLiteral("stderr.png"));
+                // The Traffic dock beside it: log rows with their level and text, McpScope's notices.
+                QDockWidget* traffic = m_window->findChild<QDockWidget*>(QStringLiteral("trafficDock"));
+                traffic->raise();
+                QTimer::singleShot(300, this, [this, traffic] {
+                    save(traffic, QStringLiteral("traffic.png"));
+                    stepResources();
+                });
+            });
+        },
+        tr("the HTTP demo server's output in the Server Output view"));
 }
 
 void ScreenshotDriver::stepResources()

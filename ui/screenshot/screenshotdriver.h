@@ -51,6 +51,8 @@ private:
     void step8AuthFailed();
     /// resources-text.png and resources-image.png (ResourcesShots).
     void stepResources();
+    /// stderr.png: the Server Output view of the HTTP demo server (its launch command's output), then traffic.png.
+    void stepServerOutput();
     void finish();
     /// Shows name's Auth tab after its flow ended (state ok), or fed with steps when it is not configured.
     void authScreenshot(const QString& server, bool expectOk, const QString& file, std::function<void()> then);
