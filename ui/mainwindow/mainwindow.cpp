@@ -9,13 +9,17 @@
 #include "engine/serverconnection.h"
 #include "mainwindow/authcontroller.h"
 #include "mainwindow/authview.h"
+#include "mainwindow/docksmenu.h"
+#include "mainwindow/emptystate.h"
 #include "mainwindow/faultbar.h"
 #include "mainwindow/retentiondialog.h"
 #include "mainwindow/serveractions.h"
 #include "mainwindow/serveroverview.h"
+#include "mainwindow/serverscolumns.h"
 #include "mainwindow/theme.h"
 #include "mainwindow/toolspage.h"
 #include "mainwindow/trafficdock.h"
+#include "mainwindow/unsavedchanges.h"
 #include "models/callsmodel.h"
 #include "models/serverlistmodel.h"
 #include "models/serverlistmodeldefs.h"
@@ -56,7 +60,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_session(new WorkspaceSession(this))
 {
     setObjectName(QStringLiteral("mainWindow"));
-    setWindowTitle(tr("McpScope"));
+    setWindowTitle(tr("McpScope[*]"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
 
@@ -76,6 +80,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_serverActions, &ServerActions::serverAdded, m_calls, &CallsPanel::addServerName);
     connect(m_serverActions, &ServerActions::serverCreated, this, &MainWindow::selectServer);
     connect(m_serverActions, &ServerActions::statusMessage, this, &MainWindow::setStatus);
+    connect(m_empty, &EmptyState::addServerRequested, m_serverActions->newServer(), &QAction::trigger);
+    connect(m_empty, &EmptyState::importRequested, this, &MainWindow::importFile);
+    connect(m_empty, &EmptyState::openWorkspaceRequested, this, &MainWindow::openWorkspace);
+    connect(m_session, &WorkspaceSession::modifiedChanged, this, &QWidget::setWindowModified);
     connect(m_authController, &AuthController::editCredentialsRequested, m_serverActions,
         [this] { m_serverActions->editCredentials(currentConnection()); });
     createActions();
@@ -116,6 +124,10 @@ MainWindow::~MainWindow()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmCloseWorkspace(this, m_session, [this] { return saveWorkspace(); })) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());
@@ -152,7 +164,8 @@ void MainWindow::createCentre()
     m_prompts->setObjectName(QStringLiteral("promptsPage"));
     connect(m_prompts, &PromptsPage::statusMessage, this, &MainWindow::setStatus);
     m_centre->addTab(m_prompts, tr("Prompts"));
-    setCentralWidget(m_centre);
+    m_empty = new EmptyState(m_serverPresentation, m_centre, this);
+    setCentralWidget(m_empty);
 }
 
 void MainWindow::createDocks()
@@ -184,9 +197,7 @@ void MainWindow::createDocks()
     connect(m_serverPresentation, &QAbstractItemModel::dataChanged, fitColumns, fitSoon);
     connect(m_serverPresentation, &QAbstractItemModel::rowsInserted, fitColumns, fitSoon);
     connect(m_serverPresentation, &QAbstractItemModel::modelReset, fitColumns, fitSoon);
-    for (int column : { int(ServerListModelColumn::BreakerCooldownEnd), int(ServerListModelColumn::InFlight),
-             int(ServerListModelColumn::ConsecutiveFailures) })
-        m_serversView->hideColumn(column);
+    setUpServerColumns(m_serversView);
     serversDock->setWidget(m_serversView);
     addDockWidget(Qt::LeftDockWidgetArea, serversDock);
     connect(
@@ -275,6 +286,7 @@ void MainWindow::createActions()
     QAction* find = view->addAction(tr("&Filter Calls"), this, [this] { m_calls->focusSearch(); });
     find->setShortcut(QKeySequence::Find);
     addThemeMenu(view);
+    addDocksMenu(view, this);
 
     QToolBar* main = addToolBar(tr("Main"));
     main->setObjectName(QStringLiteral("mainToolBar"));
@@ -294,7 +306,7 @@ bool MainWindow::openWorkspace(const QString& path)
         return false;
     }
     m_calls->setServerNames(m_session->serverNames());
-    setWindowTitle(tr("McpScope — %1").arg(QFileInfo(path).fileName()));
+    setWindowTitle(tr("McpScope — %1[*]").arg(QFileInfo(path).fileName()));
     setStatus(tr("%n server(s) from %1", nullptr, int(m_session->workspace().servers.size())).arg(path));
     QSettings().setValue(QStringLiteral("workspace/lastPath"), path);
     if (m_serverPresentation->rowCount() > 0)
@@ -380,19 +392,21 @@ bool MainWindow::showAuthTab()
     return true;
 }
 
-void MainWindow::saveWorkspace()
+bool MainWindow::saveWorkspace()
 {
     QString path = m_session->savePath();
     if (path.isEmpty())
         path = QFileDialog::getSaveFileName(this, tr("Save Workspace"), QString(), tr("McpScope workspace (*.json)"));
     if (path.isEmpty())
-        return;
+        return false;
     QString error;
     if (!m_session->saveWorkspace(path, &error)) {
         QMessageBox::warning(this, tr("Save failed"), error);
-        return;
+        return false;
     }
+    setWindowTitle(tr("McpScope — %1[*]").arg(QFileInfo(path).fileName()));
     setStatus(tr("Saved %1").arg(path));
+    return true;
 }
 
 void MainWindow::refreshLogStatus()

@@ -22,6 +22,7 @@ class CallComposer;
 class CallsExporter;
 class CallsModel;
 class CallsPanel;
+class EmptyState;
 class Engine;
 class FaultBar;
 class LogStore;
@@ -81,6 +82,11 @@ public:
     /// The Auth tab (HTTP servers only).
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
+    /// The centre: the welcome page while the workspace has no server, else the server's tabs.
+    EmptyState* emptyState() const { return m_empty; }
+    /// Saves to the workspace's file, or asks where (a new workspace, or one read from another client's
+    /// file); false when it was not saved (cancelled, or the error was shown).
+    bool saveWorkspace();
     /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
     bool showAuthTab();
 
@@ -101,7 +107,6 @@ private:
     void refreshServerViews();
     void refreshLogStatus();
     void editRetention();
-    void saveWorkspace();
     void setStatus(const QString& text);
 
     WorkspaceSession* m_session = nullptr;
@@ -117,6 +122,7 @@ private:
 
     QTreeView* m_serversView = nullptr;
     QTabWidget* m_centre = nullptr;
+    EmptyState* m_empty = nullptr;
     ServerOverview* m_overview = nullptr;
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;
