@@ -228,6 +228,11 @@ void TestFirstRun::quittingWithUnsavedChangesAsks()
     QVERIFY(!m_window->session()->isModified());
     QVERIFY(!m_window->isWindowModified());
 
+    // The server dialog's OK without an edit changes nothing.
+    const ServerConfig same = m_window->engine()->connection(QStringLiteral("everything-http"))->config();
+    m_window->session()->changeServer(same.name, same);
+    QVERIFY(!m_window->session()->isModified());
+
     ServerConfig extra;
     extra.name = QStringLiteral("added");
     extra.command = QStringLiteral("node");

@@ -151,12 +151,18 @@ void WorkspaceSession::changeServer(const QString& name, const ServerConfig& con
     ServerConnection* c = m_engine->connection(name);
     if (!c)
         return;
-    for (ServerConfig& s : m_workspace.servers)
-        if (s.name == name)
+    bool changed = false;
+    for (ServerConfig& s : m_workspace.servers) {
+        if (s.name == name) {
+            changed = changed || !(s == config);
             s = config;
+        }
+    }
     if (config.name != name && m_workspace.rawForms.contains(name))
         m_workspace.rawForms.insert(config.name, m_workspace.rawForms.take(name));
-    setModified(true);
+    // OK in the dialog without an edit leaves the workspace as saved.
+    if (changed)
+        setModified(true);
     m_logStore->addServer(config);
     if (config.name != name) {
         m_engine->removeServer(name);
