@@ -228,6 +228,13 @@ void TestConfigImport::dialects_data()
             << QStringLiteral("registry-server.json") << Dialect::McpRegistry
             << QList<ServerConfig> { npm, pypi, oci, remote,
                    http("weather (remote, sse)", TransportKind::LegacySse, "https://weather.example.com/sse") };
+        ServerConfig github = stdio("github", QStringLiteral("npx"),
+            { QStringLiteral("-y"), QStringLiteral("@modelcontextprotocol/server-github") });
+        github.env.insert(QStringLiteral("GITHUB_PERSONAL_ACCESS_TOKEN"), QStringLiteral("ghp_example"));
+        QTest::newRow("Cline settings: autoApprove, disabled and streamableHttp")
+            << QStringLiteral("cline-mcp-settings.json") << Dialect::ClaudeDesktop
+            << QList<ServerConfig> { github,
+                   http("remote", TransportKind::StreamableHttp, "https://mcp.example.com/mcp") };
         QTest::newRow("registry API answer wrapping a server.json")
             << QStringLiteral("registry-api-response.json") << Dialect::McpRegistry
             << QList<ServerConfig> { http("notes", TransportKind::StreamableHttp, "https://notes.example.com/mcp") };
