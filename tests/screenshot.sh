@@ -2,7 +2,8 @@
 # `make screenshot`: the app under Xvfb on the demo workspace runs the scripted demo sequence
 # (connect both servers, echo, expire-after on a write and on a read, open the breaker) and writes
 # PNGs of the main window, the tools table, two call timelines and the Auth tab after a completed and
-# after a failed authorization (auth-steps.png, auth-failed.png), and a window without a workspace
+# after a failed authorization (auth-steps.png, auth-failed.png), the Resources tab with a text and an
+# image resource (resources-text.png, resources-image.png), and a window without a workspace
 # (empty-state.png) into BUILD/screenshots/.
 #
 # The Auth images come from real flows: two servers on tests/peers/protected-peer.mjs join the demo
@@ -39,6 +40,17 @@ if [[ "${MCPSCOPE_SCREENSHOT_AUTH:-real}" == real ]]; then
         fs.writeFileSync(out, JSON.stringify(ws, null, 2));
     ' "$root/resources/demo-workspace.json" "$workspace" "$node" "$peer" "$root/resources"
 fi
+# The Resources tab's images: tests/peers/image-resources.mjs (a PNG, text, JSON and bytes) joins the workspace.
+root=$(pwd)
+"$root/tests/peers/node_modules/node/bin/node" -e '
+    const fs = require("fs");
+    const [from, out, node, peer, resources] = process.argv.slice(1);
+    const ws = JSON.parse(fs.readFileSync(from, "utf8").split("${workspaceFolder}").join(resources));
+    ws.servers["image-resources"] = { transport: "stdio", command: node, args: [peer] };
+    fs.writeFileSync(out, JSON.stringify(ws, null, 2));
+' "$workspace" "$XDG_CONFIG_HOME/resources-workspace.json" "$root/tests/peers/node_modules/node/bin/node" \
+    "$root/tests/peers/image-resources.mjs" "$root/resources"
+workspace="$XDG_CONFIG_HOME/resources-workspace.json"
 timeout 240 xvfb-run -a -s "-screen 0 1600x1000x24" \
     "$build/app/mcpscope" --workspace "$workspace" --screenshots "$out"
 ls -1 "$out"

@@ -290,7 +290,16 @@ void CliApp::runCommand()
     } else if (m_command == QLatin1String("read")) {
         if (m_commandArgs.isEmpty())
             return fail(tr("read needs a resource URI"), ExitUsage);
-        request(QStringLiteral("resources/read"), { { QStringLiteral("uri"), m_commandArgs.first() } }, done);
+        request(QStringLiteral("resources/read"), { { QStringLiteral("uri"), m_commandArgs.first() } },
+            [this](const CallRecord& record) {
+                QString error;
+                if (record.outcome == CallOutcome::Success && !m_outFile.isEmpty()
+                    && !writeReadContent(record.result.toObject(), &error))
+                    return fail(tr("cannot write %1: %2").arg(m_outFile, error), ExitUsage);
+                completeCall(record);
+            });
+    } else if (m_command == QLatin1String("subscribe")) {
+        subscribe();
     } else if (m_command == QLatin1String("prompt")) {
         if (m_commandArgs.isEmpty())
             return fail(tr("prompt needs a prompt name"), ExitUsage);

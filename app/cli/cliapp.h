@@ -55,6 +55,10 @@ private:
     void request(const QString& method, const QJsonObject& params, std::function<void(const CallRecord&)> done);
     /// Pages through a list method through Engine::list and completes the command with the whole list.
     void list(const QString& method, const QString& key);
+    /// subscribe URI --for SECONDS (cliresources.cpp).
+    void subscribe();
+    /// read --out: the first content (a blob decoded, or the text as UTF-8) into m_outFile.
+    bool writeReadContent(const QJsonObject& result, QString* error) const;
     void complete(const Reply& reply, const QJsonObject& extra = {}, int successCode = ExitSuccess);
     /// Prints a call's result, or fails with its message and the exit code of its outcome.
     void completeCall(const CallRecord& record);
@@ -75,6 +79,8 @@ private:
     bool m_progress = false;
     QString m_logLevel;
     qint64 m_timeoutMs = 60000;
+    qint64 m_forMs = 10000; ///< subscribe --for
+    QString m_outFile; ///< read --out
     ServerAuth::Browser m_authBrowser = ServerAuth::Browser::External;
     ScriptedResponder m_responder;
     Engine* m_engine = nullptr;

@@ -30,7 +30,8 @@ namespace mcpscope {
 namespace {
 const QStringList Commands { QStringLiteral("info"), QStringLiteral("tools"), QStringLiteral("call"),
     QStringLiteral("resources"), QStringLiteral("templates"), QStringLiteral("read"), QStringLiteral("prompts"),
-    QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping"), QStringLiteral("run") };
+    QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping"), QStringLiteral("run"),
+    QStringLiteral("subscribe") };
 } // namespace
 
 QString CliApp::helpText()
@@ -61,7 +62,10 @@ QString CliApp::helpText()
                "  tools                       tools with their annotations\n"
                "  call TOOL [JSON-ARGS]       call a tool\n"
                "  resources | templates       list resources or resource templates\n"
-               "  read URI                    read a resource\n"
+               "  read URI [--out FILE]       read a resource: text as text, a blob as its MIME type and size;\n"
+               "                              --out writes the first content (a blob decoded) to FILE\n"
+               "  subscribe URI [--for SECONDS]  resources/subscribe, print each notifications/resources/updated\n"
+               "                              with its time, unsubscribe after SECONDS (default 10) and exit 0\n"
                "  prompts                     list prompts\n"
                "  prompt NAME [JSON-ARGS]     get a prompt\n"
                "  complete prompt|resource NAME-OR-URI ARG [VALUE]\n"
@@ -204,10 +208,12 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption grantOpt(QStringLiteral("grant"), {}, QStringLiteral("grant"));
     const QCommandLineOption authBrowserOpt(QStringLiteral("auth-browser"), {}, QStringLiteral("system|none"));
     const QCommandLineOption logOpt(QStringLiteral("log"), {}, QStringLiteral("file"));
-    parser.addOptions({ faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt,
-        envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt,
-        samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt,
-        clientKeyOpt, grantOpt, authBrowserOpt });
+    const QCommandLineOption forOpt(QStringLiteral("for"), {}, QStringLiteral("seconds"));
+    const QCommandLineOption outOpt(QStringLiteral("out"), {}, QStringLiteral("file"));
+    parser.addOptions({ forOpt, outOpt, faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt,
+        insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt,
+        logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt,
+        clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
@@ -254,6 +260,26 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     if (!Commands.contains(m_command)) {
         *error = tr("unknown command '%1' (one of: %2)").arg(m_command, Commands.join(QStringLiteral(", ")));
         return false;
+    }
+    if (parser.isSet(forOpt)) {
+        constexpr double MinFor = 0.001;
+        constexpr double MaxFor = std::numeric_limits<int>::max() / 1000;
+        const auto seconds = CliNumbers::parse(parser.value(forOpt), MinFor, MaxFor);
+        if (m_command != QLatin1String("subscribe") || !seconds) {
+            *error = m_command != QLatin1String("subscribe")
+                ? tr("--for is for the subscribe command")
+                : CliNumbers::rangeError(
+                    QStringLiteral("--for"), tr("a number of seconds"), MinFor, MaxFor, parser.value(forOpt));
+            return false;
+        }
+        m_forMs = qRound64(*seconds * 1000);
+    }
+    if (parser.isSet(outOpt)) {
+        if (m_command != QLatin1String("read")) {
+            *error = tr("--out is for the read command");
+            return false;
+        }
+        m_outFile = parser.value(outOpt);
     }
 
     if (int(parser.isSet(stdioOpt)) + int(parser.isSet(serverOpt)) + int(parser.isSet(urlOpt)) != 1) {

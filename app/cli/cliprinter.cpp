@@ -161,19 +161,25 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
     } else if (m_command == QLatin1String("templates")) {
         for (const QJsonValue& value : result.value(QLatin1String("resourceTemplates")).toArray()) {
             const QJsonObject r = value.toObject();
-            o << r.value(QLatin1String("uriTemplate")).toString() << "  " << r.value(QLatin1String("name")).toString()
-              << '\n';
+            o << r.value(QLatin1String("uriTemplate")).toString() << "  " << r.value(QLatin1String("name")).toString();
+            if (r.contains(QLatin1String("mimeType")))
+                o << "  (" << r.value(QLatin1String("mimeType")).toString() << ')';
+            o << '\n';
         }
     } else if (m_command == QLatin1String("read")) {
-        for (const QJsonValue& value : result.value(QLatin1String("contents")).toArray()) {
-            const QJsonObject c = value.toObject();
-            o << "[" << c.value(QLatin1String("uri")).toString() << ' ' << c.value(QLatin1String("mimeType")).toString()
-              << "]\n";
+        // As the Resources tab shows them: text as text, a blob as its MIME type and size.
+        const QJsonArray contents = result.value(QLatin1String("contents")).toArray();
+        for (qsizetype i = 0; i < contents.size(); ++i) {
+            const QJsonObject c = contents.at(i).toObject();
+            const QString mime = c.value(QLatin1String("mimeType")).toString();
+            o << "[" << c.value(QLatin1String("uri")).toString() << ' ' << mime << "]\n";
             if (c.contains(QLatin1String("text")))
                 o << c.value(QLatin1String("text")).toString() << '\n';
             else
-                o << "(blob, " << QByteArray::fromBase64(c.value(QLatin1String("blob")).toString().toLatin1()).size()
-                  << " bytes)\n";
+                o << "(blob: " << (mime.isEmpty() ? QStringLiteral("no MIME type") : mime) << ", "
+                  << QByteArray::fromBase64(c.value(QLatin1String("blob")).toString().toLatin1()).size() << " bytes)\n";
+            if (i == 0 && !m_outFile.isEmpty())
+                o << "(written to " << m_outFile << ")\n";
         }
     } else if (m_command == QLatin1String("prompts")) {
         for (const QJsonValue& value : result.value(QLatin1String("prompts")).toArray()) {
@@ -186,9 +192,18 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
               << p.value(QLatin1String("description")).toString() << '\n';
         }
     } else if (m_command == QLatin1String("complete")) {
-        for (const QJsonValue& value :
-            result.value(QLatin1String("completion")).toObject().value(QLatin1String("values")).toArray())
+        const QJsonObject completion = result.value(QLatin1String("completion")).toObject();
+        const QJsonArray values = completion.value(QLatin1String("values")).toArray();
+        for (const QJsonValue& value : values)
             o << value.toString() << '\n';
+        // The server may say there are more than it sent.
+        if (completion.value(QLatin1String("hasMore")).toBool()
+            || completion.value(QLatin1String("total")).toInteger() > values.size())
+            o << "(" << values.size() << " of "
+              << (completion.contains(QLatin1String("total"))
+                         ? QString::number(completion.value(QLatin1String("total")).toInteger())
+                         : QStringLiteral("more"))
+              << ")\n";
     } else if (m_command == QLatin1String("ping")) {
         o << "pong (" << reply.elapsedMs << " ms)\n";
     }

@@ -3,6 +3,7 @@
 #include "jsonrpc/enumnames.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonValue>
 
@@ -33,6 +34,7 @@ constexpr QLatin1String kTlsVerify("tlsVerify");
 constexpr QLatin1String kLaunchCommand("launchCommand");
 constexpr QLatin1String kOAuthClientId("oauthClientId");
 constexpr QLatin1String kOAuthGrant("oauthGrant");
+constexpr QLatin1String kRoots("roots");
 constexpr QLatin1String kRequestTimeoutMs("requestTimeoutMs");
 constexpr QLatin1String kKeepaliveIntervalSec("keepaliveIntervalSec");
 constexpr QLatin1String kMaxResponseBytes("maxResponseBytes");
@@ -234,6 +236,20 @@ QString configKeyPath(const QString& parent, const QString& child)
     return parent + QLatin1String("[\"") + escaped + QLatin1String("\"]");
 }
 
+QJsonArray ServerConfig::rootsJson() const
+{
+    QJsonArray list;
+    for (const QString& root : roots) {
+        const QUrl url = root.startsWith(QLatin1String("file:")) ? QUrl(root) : QUrl::fromLocalFile(root);
+        QString name = QFileInfo(url.toLocalFile()).fileName();
+        if (name.isEmpty())
+            name = url.toLocalFile();
+        list.append(QJsonObject {
+            { QStringLiteral("uri"), url.toString(QUrl::FullyEncoded) }, { QStringLiteral("name"), name } });
+    }
+    return list;
+}
+
 QJsonObject ServerConfig::toJson() const
 {
     const ServerConfig defaults;
@@ -272,6 +288,8 @@ QJsonObject ServerConfig::toJson() const
         json.insert(kOAuthClientId, oauthClientId);
     if (!oauthGrant.isEmpty())
         json.insert(kOAuthGrant, oauthGrant);
+    if (!roots.isEmpty())
+        json.insert(kRoots, QJsonArray::fromStringList(roots));
     if (requestTimeoutMs != defaults.requestTimeoutMs)
         json.insert(kRequestTimeoutMs, requestTimeoutMs);
     if (keepaliveIntervalSec != defaults.keepaliveIntervalSec)
@@ -347,6 +365,7 @@ ServerConfig ServerConfig::fromJson(
             Text::tr("unknown OAuth grant \"%1\" (expected \"authorization_code\" or \"client_credentials\")")
                 .arg(config.oauthGrant));
 
+    reader.stringList(kRoots, &config.roots);
     reader.integer(kRequestTimeoutMs, 1, &config.requestTimeoutMs);
     reader.integer(kKeepaliveIntervalSec, 0, &config.keepaliveIntervalSec);
     reader.integer(kMaxResponseBytes, 1, kMaxJsonInteger, &config.maxResponseBytes);

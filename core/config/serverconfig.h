@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 #include <QMap>
@@ -71,6 +72,9 @@ struct ServerConfig
     QString oauthClientSecret;
     QByteArray oauthClientKeyPem;
 
+    // Folders offered to the server as MCP roots (roots/list): local paths or file: URIs, in the order given.
+    QStringList roots;
+
     // per-server policy
     int requestTimeoutMs = 60000;
     int keepaliveIntervalSec = 0; // 0 = no keepalive pings
@@ -82,6 +86,9 @@ struct ServerConfig
     bool viaFaultProxy = false;
 
     bool isHttp() const { return transport != TransportKind::Stdio; }
+
+    // The roots/list answer for `roots`: [{"uri": "file:///…", "name": "<folder name>"}].
+    QJsonArray rootsJson() const;
 
     // The workspace form of one server, without its name and without fields that hold
     // their default value, so workspace files stay short and pick up new defaults.

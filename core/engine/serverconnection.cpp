@@ -146,7 +146,11 @@ void ServerConnection::enableAuth(
 
 void ServerConnection::setConfig(const ServerConfig& config)
 {
+    const bool rootsChanged = config.roots != m_config.roots;
     m_config = config;
+    // A connected server hears of edited roots at once, and asks for them again with roots/list.
+    if (rootsChanged && m_session && m_session->isReady())
+        m_session->notify(QStringLiteral("notifications/roots/list_changed"));
     if (m_auth)
         m_auth->setConfig(config);
     ++m_generation;
@@ -163,9 +167,7 @@ void ServerConnection::shareRedactor(std::shared_ptr<Redactor> redactor)
 
 void ServerConnection::setResponder(ClientResponder* responder)
 {
-    m_responder = responder;
-    if (m_session)
-        m_session->setResponder(responder);
+    m_responder.setInner(responder);
 }
 
 QString ServerConnection::stateName(State state)
@@ -297,7 +299,7 @@ void ServerConnection::startSession(TransportKind kind)
     // Every attempt's record carries what went over the wire for it.
     options.recordExchanges = true;
     auto* session = new ClientSession(std::move(transport), options, this);
-    session->setResponder(m_responder);
+    session->setResponder(&m_responder);
     m_session = session;
     connect(session, &ClientSession::stateChanged, this, &ServerConnection::onSessionState);
     connect(session, &ClientSession::ready, this, [this, session] {

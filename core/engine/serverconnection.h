@@ -3,6 +3,7 @@
 #include "calllog/callrecord.h"
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
+#include "engine/connectionresponder.h"
 #include "fault/faultproxy.h"
 #include "fault/stdiofault.h"
 #include "recovery/retrypolicy.h"
@@ -162,7 +163,7 @@ private:
 
     ServerConfig m_config;
     quint64 m_generation = 1;
-    ClientResponder* m_responder = nullptr;
+    ConnectionResponder m_responder { &m_config };
     QPointer<ClientSession> m_session;
     State m_state = State::Disconnected;
     TransportKind m_activeTransport = TransportKind::Stdio;

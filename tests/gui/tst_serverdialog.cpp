@@ -3,13 +3,16 @@
 // stored and never again, and the client credentials grant is refused without what it needs. The Arguments
 // field splits like a shell.
 
+#include "dialogs/rootseditor.h"
 #include "dialogs/serverdialog.h"
 
 #include <QFile>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -57,6 +60,7 @@ private Q_SLOTS:
     void clientCredentialsNeedAnIdAndASecretOrKey();
     void privateKeyIsReadFromAPemFile();
     void argumentsSplitLikeAShell();
+    void rootsAreEditedWithTheFolderPicker();
 };
 
 void TestServerDialog::idAndGrantGoIntoTheConfig()
@@ -182,6 +186,32 @@ void TestServerDialog::argumentsSplitLikeAShell()
     QCOMPARE(dialog.config().args, c.args);
     // The launch command's tooltip says the same about quotes.
     QVERIFY(child<QLineEdit>(dialog, "launchCommand")->toolTip().contains(QStringLiteral("'single'")));
+}
+
+void TestServerDialog::rootsAreEditedWithTheFolderPicker()
+{
+    ServerDialog dialog({});
+    ServerConfig c = httpServer();
+    c.roots = { QStringLiteral("/srv/a") };
+    dialog.setConfig(c);
+    auto* editor = child<mcpscope::RootsEditor>(dialog, "rootsEditor");
+    QVERIFY(editor);
+    QCOMPARE(editor->roots(), QStringList { QStringLiteral("/srv/a") });
+    QString chosen = QStringLiteral("/srv/b");
+    editor->setFolderChooser([&chosen] { return chosen; });
+    QSignalSpy changed(editor, &mcpscope::RootsEditor::changed);
+    child<QPushButton>(dialog, "addRoot")->click();
+    // The same folder twice stays one root; a cancelled picker adds nothing.
+    child<QPushButton>(dialog, "addRoot")->click();
+    chosen.clear();
+    child<QPushButton>(dialog, "addRoot")->click();
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(dialog.config().roots, (QStringList { QStringLiteral("/srv/a"), QStringLiteral("/srv/b") }));
+    auto* list = child<QListWidget>(dialog, "roots");
+    list->setCurrentRow(0);
+    child<QPushButton>(dialog, "removeRoot")->click();
+    QCOMPARE(dialog.config().roots, QStringList { QStringLiteral("/srv/b") });
+    QVERIFY(QJsonDocument(dialog.config().toJson()).toJson().contains("/srv/b"));
 }
 
 QTEST_MAIN(TestServerDialog)

@@ -1,6 +1,7 @@
 #include "serverdialog.h"
 
 #include "config/commandline.h"
+#include "dialogs/rootseditor.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -209,6 +210,9 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_pages->addWidget(http);
     layout->addWidget(m_pages);
 
+    m_roots = new RootsEditor(this);
+    layout->addWidget(m_roots);
+
     auto* policy = new QGroupBox(tr("Requests and recovery"), this);
     auto* policyForm = new QFormLayout(policy);
     m_timeout = spin(1, 3600, tr(" s"), policy);
@@ -274,6 +278,7 @@ void ServerDialog::setConfig(const ServerConfig& c)
     m_cooldown->setValue(c.breakerCooldownSec);
     m_countToolErrors->setChecked(c.countToolErrors);
     m_idempotentReplay->setChecked(c.idempotentReplay);
+    m_roots->setRoots(c.roots);
     m_originalGrant = c.oauthGrant;
     m_grant->setCurrentIndex(c.oauthGrant == QLatin1String("client_credentials") ? 1 : 0);
     m_clientId->setText(c.oauthClientId);
@@ -399,6 +404,7 @@ ServerConfig ServerDialog::config() const
     c.breakerCooldownSec = m_cooldown->value();
     c.countToolErrors = m_countToolErrors->isChecked();
     c.idempotentReplay = m_idempotentReplay->isChecked();
+    c.roots = m_roots->roots();
     return c;
 }
 

@@ -18,6 +18,8 @@ class QDialogButtonBox;
 
 namespace mcpscope {
 
+class RootsEditor;
+
 /// Adds or edits one server: stdio (command, args, env, cwd) or HTTP (URL, headers, transport,
 /// TLS, a launch command), plus the per-server recovery policy. OK stays disabled until the
 /// configuration is usable, and the reason is shown in words.
@@ -93,6 +95,7 @@ private:
     QString m_keyProblem;
     QLabel* m_problem = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
+    RootsEditor* m_roots = nullptr;
 };
 
 } // namespace mcpscope

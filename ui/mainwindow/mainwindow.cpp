@@ -1,6 +1,5 @@
 #include "mainwindow.h"
 
-#include "calllog/jobtracker.h"
 #include "calllog/logstore.h"
 #include "calls/callsexporter.h"
 #include "calls/callspanel.h"
@@ -9,45 +8,36 @@
 #include "engine/serverconnection.h"
 #include "mainwindow/authcontroller.h"
 #include "mainwindow/authview.h"
-#include "mainwindow/docksmenu.h"
+#include "mainwindow/calllogcontrols.h"
 #include "mainwindow/emptystate.h"
 #include "mainwindow/faultbar.h"
-#include "mainwindow/retentiondialog.h"
+#include "mainwindow/mainmenus.h"
 #include "mainwindow/serveractions.h"
 #include "mainwindow/serveroverview.h"
-#include "mainwindow/serverscolumns.h"
+#include "mainwindow/serversdock.h"
 #include "mainwindow/theme.h"
 #include "mainwindow/toolspage.h"
 #include "mainwindow/trafficdock.h"
 #include "mainwindow/unsavedchanges.h"
 #include "models/callsmodel.h"
 #include "models/serverlistmodel.h"
-#include "models/serverlistmodeldefs.h"
 #include "models/toolsmodel.h"
 #include "models/trafficmodel.h"
 #include "presentation/presentation.h"
 #include "prompts/promptspage.h"
+#include "resources/resourcespage.h"
+#include "result/resultview.h"
 
-#include <QAction>
-#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
-#include <QFileInfo>
-#include <QHeaderView>
 #include <QLabel>
-#include <QMenu>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTableView>
 #include <QTabWidget>
-#include <QTimer>
-#include <QToolBar>
-#include <QTreeView>
 
 namespace mcpscope {
 
@@ -72,6 +62,10 @@ MainWindow::MainWindow(QWidget* parent)
     m_toolsPresentation->setSourceModel(m_toolsModel);
     m_trafficModel = new TrafficModel(this);
     m_trafficModel->setEngine(engine());
+    m_log = new CallLogControls(m_session, this);
+    connect(m_log, &CallLogControls::statusMessage, this, &MainWindow::setStatus);
+    connect(m_log, &CallLogControls::logOpened, this, &MainWindow::logOpened);
+    connect(m_log, &CallLogControls::logOpenFailed, this, &MainWindow::logOpenFailed);
 
     createCentre();
     createDocks();
@@ -86,7 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_session, &WorkspaceSession::modifiedChanged, this, &QWidget::setWindowModified);
     connect(m_authController, &AuthController::editCredentialsRequested, m_serverActions,
         [this] { m_serverActions->editCredentials(currentConnection()); });
-    createActions();
+    createMainMenus(this, m_serverActions, m_log, m_servers);
     addToolBarBreak();
     m_faultBar = new FaultBar([this] { return currentConnection(); }, this);
     addToolBar(m_faultBar);
@@ -95,12 +89,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
 
-    m_logStatus = new QLabel(this);
-    m_logStatus->setObjectName(QStringLiteral("logStatus"));
-    statusBar()->addPermanentWidget(m_logStatus);
-    refreshLogStatus();
+    statusBar()->addPermanentWidget(m_log);
     connect(m_session, &WorkspaceSession::statusMessage, this, &MainWindow::setStatus);
-    connect(m_session, &WorkspaceSession::logStatusChanged, this, &MainWindow::refreshLogStatus);
     connect(engine(), &Engine::callUpdated, this, [this](const CallRecord& record) {
         m_calls->updateRecord(record);
         m_faultBar->refresh();
@@ -110,7 +100,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (!restoreGeometry(settings.value(QStringLiteral("mainWindow/geometry")).toByteArray()))
         resize(1440, 900);
     if (!restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray())) {
-        resizeDocks({ findChild<QDockWidget*>(QStringLiteral("serversDock")) }, { 520 }, Qt::Horizontal);
+        resizeDocks({ m_servers }, { 520 }, Qt::Horizontal);
         resizeDocks({ findChild<QDockWidget*>(QStringLiteral("callsDock")) }, { 330 }, Qt::Vertical);
     }
 }
@@ -164,44 +154,24 @@ void MainWindow::createCentre()
     m_prompts->setObjectName(QStringLiteral("promptsPage"));
     connect(m_prompts, &PromptsPage::statusMessage, this, &MainWindow::setStatus);
     m_centre->addTab(m_prompts, tr("Prompts"));
+    m_resources = new ResourcesPage(
+        engine(), [this] { return currentConnection(); }, m_centre);
+    m_resources->setObjectName(QStringLiteral("resourcesPage"));
+    connect(m_resources, &ResourcesPage::statusMessage, this, &MainWindow::setStatus);
+    m_centre->addTab(m_resources, tr("Resources"));
+    connect(m_tools->resultView(), &ResultView::resourceLinkActivated, this, [this](const QString& uri) {
+        m_centre->setCurrentWidget(m_resources);
+        m_resources->openUri(uri);
+    });
     m_empty = new EmptyState(m_serverPresentation, m_centre, this);
     setCentralWidget(m_empty);
 }
 
 void MainWindow::createDocks()
 {
-    auto* serversDock = new QDockWidget(tr("Servers"), this);
-    serversDock->setObjectName(QStringLiteral("serversDock"));
-    m_serversView = new QTreeView(serversDock);
-    m_serversView->setObjectName(QStringLiteral("serversView"));
-    m_serversView->setRootIsDecorated(false);
-    m_serversView->setModel(m_serverPresentation);
-    m_serversView->setContextMenuPolicy(Qt::ActionsContextMenu);
-    // Columns fit their contents, but measured at most a few times a second: ResizeToContents measures
-    // every row on every state change of any server, which with 100 servers connecting stalled the
-    // window for half a minute.
-    m_serversView->setUniformRowHeights(true);
-    auto* fitColumns = new QTimer(m_serversView);
-    fitColumns->setSingleShot(true);
-    fitColumns->setInterval(250);
-    connect(fitColumns, &QTimer::timeout, m_serversView, [view = m_serversView] {
-        for (int column = 0; column < view->model()->columnCount(); ++column) {
-            if (!view->isColumnHidden(column))
-                view->resizeColumnToContents(column);
-        }
-    });
-    const auto fitSoon = [fitColumns] {
-        if (!fitColumns->isActive())
-            fitColumns->start();
-    };
-    connect(m_serverPresentation, &QAbstractItemModel::dataChanged, fitColumns, fitSoon);
-    connect(m_serverPresentation, &QAbstractItemModel::rowsInserted, fitColumns, fitSoon);
-    connect(m_serverPresentation, &QAbstractItemModel::modelReset, fitColumns, fitSoon);
-    setUpServerColumns(m_serversView);
-    serversDock->setWidget(m_serversView);
-    addDockWidget(Qt::LeftDockWidgetArea, serversDock);
-    connect(
-        m_serversView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onServerSelected);
+    m_servers = new ServersDock(m_serverModel, m_serverPresentation, this);
+    addDockWidget(Qt::LeftDockWidgetArea, m_servers);
+    connect(m_servers, &ServersDock::currentServerChanged, this, &MainWindow::onServerSelected);
     connect(m_serverModel, &QAbstractItemModel::dataChanged, this, &MainWindow::refreshServerViews);
 
     auto* callsDock = new QDockWidget(tr("Calls"), this);
@@ -239,65 +209,6 @@ void MainWindow::createDocks()
     callsDock->raise();
 }
 
-void MainWindow::createActions()
-{
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(m_serverActions->newServer());
-    QAction* import = file->addAction(tr("&Import mcp.json…"), this, [this] {
-        const QString path
-            = QFileDialog::getOpenFileName(this, tr("Import an mcp.json (Claude Desktop, Cursor, VS Code)"), QString(),
-                tr("JSON files (*.json);;All files (*)"));
-        if (!path.isEmpty())
-            importFile(path);
-    });
-    import->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open &Workspace…"), this, [this] {
-        const QString path
-            = QFileDialog::getOpenFileName(this, tr("Open Workspace"), QString(), tr("JSON files (*.json)"));
-        if (!path.isEmpty())
-            openWorkspace(path);
-    });
-    QAction* save = file->addAction(tr("&Save Workspace"), this, &MainWindow::saveWorkspace);
-    save->setShortcut(QKeySequence::Save);
-    QAction* exportAction = file->addAction(tr("&Export Calls…"), m_exporter, &CallsExporter::exportInteractively);
-    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    QAction* openLog = file->addAction(tr("Open Call &Log…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a call log (read-only)"),
-            QSettings().value(QStringLiteral("export/dir")).toString(), tr("Call logs (*.jsonl);;All files (*)"));
-        if (!path.isEmpty())
-            openLogFile(path, true);
-    });
-    openLog->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-    file->addAction(tr("Call Log &Retention…"), this, &MainWindow::editRetention);
-    file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::quit);
-    quit->setShortcut(QKeySequence::Quit);
-
-    QMenu* server = menuBar()->addMenu(tr("&Server"));
-    for (QAction* action : m_serverActions->menuActions()) {
-        if (action)
-            server->addAction(action);
-        else
-            server->addSeparator();
-    }
-    m_serversView->addActions(m_serverActions->contextActions());
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* find = view->addAction(tr("&Filter Calls"), this, [this] { m_calls->focusSearch(); });
-    find->setShortcut(QKeySequence::Find);
-    addThemeMenu(view);
-    addDocksMenu(view, this);
-
-    QToolBar* main = addToolBar(tr("Main"));
-    main->setObjectName(QStringLiteral("mainToolBar"));
-    main->addAction(m_serverActions->newServer());
-    main->addAction(import);
-    main->addSeparator();
-    main->addAction(m_serverActions->connectServer());
-    main->addAction(m_serverActions->disconnectServer());
-    main->addAction(m_serverActions->reconnectServer());
-}
-
 bool MainWindow::openWorkspace(const QString& path)
 {
     QString error;
@@ -309,8 +220,7 @@ bool MainWindow::openWorkspace(const QString& path)
     setWindowTitle(tr("McpScope — %1[*]").arg(QFileInfo(path).fileName()));
     setStatus(tr("%n server(s) from %1", nullptr, int(m_session->workspace().servers.size())).arg(path));
     QSettings().setValue(QStringLiteral("workspace/lastPath"), path);
-    if (m_serverPresentation->rowCount() > 0)
-        m_serversView->setCurrentIndex(m_serverPresentation->index(0, 0));
+    m_servers->selectFirst();
     return true;
 }
 
@@ -345,18 +255,12 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 ServerConnection* MainWindow::currentConnection() const
 {
-    const QModelIndex index = m_serversView->currentIndex();
-    return index.isValid() ? m_serverModel->connectionAt(index.row()) : nullptr;
+    return m_servers->currentConnection();
 }
 
 void MainWindow::selectServer(const QString& name)
 {
-    for (int row = 0; row < m_serverPresentation->rowCount(); ++row) {
-        if (m_serverPresentation->index(row, 0).data(ServerListModelRole::NameRole).toString() == name) {
-            m_serversView->setCurrentIndex(m_serverPresentation->index(row, 0));
-            return;
-        }
-    }
+    m_servers->selectServer(name);
 }
 
 void MainWindow::selectTool(const QString& name)
@@ -380,6 +284,7 @@ void MainWindow::refreshServerViews()
     m_centre->setTabVisible(AuthTab, c && c->auth());
     m_overview->showConnection(c, m_authController);
     m_prompts->showConnection(c);
+    m_resources->showConnection(c);
     m_faultBar->refresh();
 }
 
@@ -409,55 +314,14 @@ bool MainWindow::saveWorkspace()
     return true;
 }
 
-void MainWindow::refreshLogStatus()
-{
-    const WorkspaceSession::LogStatus status = m_session->logStatus();
-    m_logStatus->setText(status.text);
-    m_logStatus->setToolTip(status.toolTip);
-    m_logStatus->setStyleSheet(status.failing ? QStringLiteral("color:#b02a37;font-weight:bold") : QString());
-}
-
 QString MainWindow::logStatusText() const
 {
-    return m_logStatus->text();
-}
-
-void MainWindow::editRetention()
-{
-    const LogStore* store = m_session->logStore();
-    RetentionDialog dialog(store->retentionDays(), int(store->retentionBytes() / (1024 * 1024)),
-        store->isOpen() ? store->path() : QString(), this);
-    if (dialog.exec() == QDialog::Accepted)
-        m_session->setLogRetention(dialog.maxAgeDays(), dialog.maxMegabytes());
+    return m_log->text();
 }
 
 void MainWindow::openLogFile(const QString& path, bool interactive)
 {
-    // Big logs are parsed on a worker thread; the window opens when they are read.
-    setStatus(tr("Reading %1…").arg(path));
-    JobTracker::run(
-        nullptr, this, [path] { return CallLogReader::read(path); },
-        [this, path, interactive](CallLogReadResult result) {
-            if (result.ok && result.records.isEmpty() && !result.problems.isEmpty()) {
-                // Lines, but not one this McpScope can show (e.g. all from a newer schema).
-                result.ok = false;
-                result.error = tr("%1: no call record could be read. %2")
-                                   .arg(path, result.problems.mid(0, 3).join(QStringLiteral("; ")));
-            }
-            if (!result.ok) {
-                setStatus(result.error);
-                if (interactive)
-                    QMessageBox::warning(this, tr("Cannot open call log"), result.error);
-                Q_EMIT logOpenFailed(result.error);
-                return;
-            }
-            auto* window = new LogViewerWindow(path, result);
-            window->show();
-            setStatus(tr("Opened %1: %n call(s)", nullptr, int(result.records.size())).arg(path)
-                + (result.problems.isEmpty() ? QString()
-                                             : tr(", %n line(s) skipped", nullptr, int(result.problems.size()))));
-            Q_EMIT logOpened(window);
-        });
+    m_log->openLogFile(path, interactive);
 }
 
 void MainWindow::setStatus(const QString& text)

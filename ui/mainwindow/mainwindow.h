@@ -12,13 +12,13 @@ class QAction;
 class QLabel;
 class QTabWidget;
 class QTableView;
-class QTreeView;
 
 namespace mcpscope {
 
 class AuthController;
 class AuthView;
 class CallComposer;
+class CallLogControls;
 class CallsExporter;
 class CallsModel;
 class CallsPanel;
@@ -32,8 +32,10 @@ class ServerListModel;
 class ServerListPresentation;
 class ServerActions;
 class ServerOverview;
+class ServersDock;
 class TimelineView;
 class PromptsPage;
+class ResourcesPage;
 class ToolsModel;
 class ToolsPresentation;
 class TrafficDock;
@@ -62,8 +64,8 @@ public:
     /// Calls the selected tool with the composer's arguments (what Ctrl+Return does).
     void callSelectedTool() { m_tools->callSelectedTool(); }
     void selectCall(const QString& callId) { m_calls->selectCall(callId); }
-    /// Reads a JSONL call log on a worker thread and opens it read-only in a new window
-    /// (logOpened), or reports what is wrong with it (logOpenFailed, and a message box if interactive).
+    /// Opens a JSONL call log read-only in a new window (logOpened), or reports what is wrong with it
+    /// (logOpenFailed, and a message box if interactive); see CallLogControls.
     void openLogFile(const QString& path, bool interactive = false);
 
     // For screenshots and tests.
@@ -82,13 +84,13 @@ public:
     /// The Auth tab (HTTP servers only).
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
+    ResourcesPage* resourcesPage() const { return m_resources; }
     /// The centre: the welcome page while the workspace has no server, else the server's tabs.
     EmptyState* emptyState() const { return m_empty; }
-    /// Saves to the workspace's file, or asks where (a new workspace, or one read from another client's
-    /// file); false when it was not saved (cancelled, or the error was shown).
-    bool saveWorkspace();
     /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
     bool showAuthTab();
+    /// Saves the workspace to its file, asking for one if it has none; false if not saved.
+    bool saveWorkspace();
 
 Q_SIGNALS:
     void logOpened(mcpscope::LogViewerWindow* window);
@@ -100,13 +102,10 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void createActions();
     void createCentre();
     void createDocks();
     void onServerSelected();
     void refreshServerViews();
-    void refreshLogStatus();
-    void editRetention();
     void setStatus(const QString& text);
 
     WorkspaceSession* m_session = nullptr;
@@ -120,17 +119,18 @@ private:
     TrafficModel* m_trafficModel = nullptr;
     TrafficDock* m_traffic = nullptr;
 
-    QTreeView* m_serversView = nullptr;
+    ServersDock* m_servers = nullptr;
+    CallLogControls* m_log = nullptr;
     QTabWidget* m_centre = nullptr;
     EmptyState* m_empty = nullptr;
     ServerOverview* m_overview = nullptr;
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;
     PromptsPage* m_prompts = nullptr;
+    ResourcesPage* m_resources = nullptr;
     AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;
     QLabel* m_status = nullptr;
-    QLabel* m_logStatus = nullptr;
 };
 
 } // namespace mcpscope

@@ -7,6 +7,7 @@
 #include "recovery/circuitbreaker.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QLabel>
 
@@ -76,6 +77,11 @@ void ServerOverview::showConnection(const ServerConnection* c, const AuthControl
                 .arg(CircuitBreaker::stateName(b->state()))
                 .arg(b->consecutiveFailures())
                 .arg(c->config().idempotentReplay ? tr("<br><b>Policy:</b> idempotent-replay is on") : QString());
+    QStringList roots;
+    for (const QJsonValue& root : c->config().rootsJson())
+        roots.append(root.toObject().value(QLatin1String("uri")).toString().toHtmlEscaped());
+    html += roots.isEmpty() ? tr("<p><b>Roots:</b> none (Server › Edit adds folders for roots/list)</p>")
+                            : tr("<p><b>Roots:</b> %1</p>").arg(roots.join(QStringLiteral("<br>")));
     m_text->setText(html);
 }
 

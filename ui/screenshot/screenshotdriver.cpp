@@ -14,6 +14,7 @@
 #include "mainwindow/authview.h"
 #include "mainwindow/mainwindow.h"
 #include "result/resultview.h"
+#include "screenshot/resourcesshots.h"
 #include "transport/httpclient.h"
 
 #include <QApplication>
@@ -256,7 +257,16 @@ void ScreenshotDriver::step7AuthSteps()
 
 void ScreenshotDriver::step8AuthFailed()
 {
-    authScreenshot(FailingServer, false, QStringLiteral("auth-failed.png"), [this] { finish(); });
+    authScreenshot(FailingServer, false, QStringLiteral("auth-failed.png"), [this] { stepResources(); });
+}
+
+void ScreenshotDriver::stepResources()
+{
+    auto* shots = new ResourcesShots(
+        m_window, [this](QWidget* widget, const QString& name) { save(widget, name); }, this);
+    connect(shots, &ResourcesShots::done, this, &ScreenshotDriver::finish);
+    connect(shots, &ResourcesShots::failed, this, &ScreenshotDriver::fail);
+    shots->start();
 }
 
 void ScreenshotDriver::finish()

@@ -49,6 +49,8 @@ private:
     void step6OpenedLog();
     void step7AuthSteps();
     void step8AuthFailed();
+    /// resources-text.png and resources-image.png (ResourcesShots).
+    void stepResources();
     void finish();
     /// empty-state.png: a window without a workspace, as on a first start.
     void emptyStateScreenshot(std::function<void()> then);
