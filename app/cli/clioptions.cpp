@@ -2,6 +2,7 @@
 #include "transport/httpcommon.h"
 
 #include "clinumbers.h"
+#include "config/commandline.h"
 #include "config/regularfile.h"
 #include "config/workspace.h"
 #include "conformanceclient.h"
@@ -19,7 +20,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcess>
 #include <QTimer>
 #include <QUrl>
 
@@ -298,7 +298,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         m_config.url = url;
         m_config.transport = TransportKind::AutoHttp;
     } else if (parser.isSet(stdioOpt)) {
-        const QStringList words = QProcess::splitCommand(parser.value(stdioOpt));
+        const QStringList words = CommandLine::split(parser.value(stdioOpt));
         if (words.isEmpty()) {
             *error = tr("--stdio needs a command line");
             return false;

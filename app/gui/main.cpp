@@ -44,9 +44,12 @@ int main(int argc, char* argv[])
     parser.process(app);
 
     auto window = std::make_unique<mcpscope::MainWindow>();
-    // SIGTERM/SIGINT quit through the event loop, so launched servers and stdio children are stopped.
+    // SIGTERM/SIGINT quit through the event loop, so launched servers and stdio children are stopped. Not
+    // through quit(): that closes the windows, and a window with unsaved changes would wait for an answer
+    // nobody is there to give.
     mcpscope::TerminationWatcher termination;
-    QObject::connect(&termination, &mcpscope::TerminationWatcher::terminationRequested, &app, &QApplication::quit);
+    QObject::connect(
+        &termination, &mcpscope::TerminationWatcher::terminationRequested, &app, [] { QCoreApplication::exit(0); });
     termination.watch();
     const QString workspace = parser.isSet(workspaceOpt)
         ? parser.value(workspaceOpt)

@@ -1,5 +1,6 @@
 #include "mcpjsonimport.h"
 
+#include "registryserverjson.h"
 #include "workspace.h"
 
 #include <QCoreApplication>
@@ -146,10 +147,11 @@ QJsonObject expandEntry(QJsonObject entry, const QString& workspaceFolder)
 class Importer
 {
 public:
-    Importer(const QByteArray& json, QString fileName, ConfigError* error)
+    Importer(const QByteArray& json, QString fileName, ConfigError* error, QHash<QString, QJsonObject>* rawForms)
         : m_json(json)
         , m_fileName(std::move(fileName))
         , m_error(error)
+        , m_rawForms(rawForms)
     { }
 
     std::optional<QList<ServerConfig>> run(Dialect* dialectOut);
@@ -179,6 +181,7 @@ private:
     const QByteArray& m_json;
     QString m_fileName;
     ConfigError* m_error;
+    QHash<QString, QJsonObject>* m_rawForms;
     QString m_workspaceFolder;
 };
 
@@ -223,10 +226,12 @@ std::optional<QList<ServerConfig>> Importer::run(Dialect* dialectOut)
         dialect = Dialect::ClaudeDesktop;
     else if (root.contains(kServers) || hasVsCodeSettings)
         dialect = Dialect::VsCode;
+    else if (RegistryServerJson::isServerJson(root))
+        dialect = Dialect::McpRegistry;
     else
         return fail({},
-            Text::tr("not an MCP configuration file: it has no \"mcpServers\", \"servers\" or "
-                     "\"mcpscopeWorkspace\" key"));
+            Text::tr("not an MCP configuration file: it has no \"mcpServers\", \"servers\", "
+                     "\"mcpscopeWorkspace\" or (as a registry server.json) \"packages\" or \"remotes\" key"));
     if (dialectOut)
         *dialectOut = dialect;
     m_workspaceFolder = workspaceFolder(dialect);
@@ -258,6 +263,20 @@ std::optional<QList<ServerConfig>> Importer::run(Dialect* dialectOut)
                 }
                 names.insert(name);
             }
+        }
+        return servers;
+    }
+    case Dialect::McpRegistry: {
+        RegistryServerJson::Problem problem;
+        const auto entries = RegistryServerJson::toWorkspaceEntries(root, &problem);
+        if (!entries)
+            return fail(problem.key, problem.message);
+        QList<ServerConfig> servers;
+        for (const auto& [name, entry] : *entries) {
+            const std::optional<ServerConfig> server = readServer(name, entry, configKeyPath(kServers, name));
+            if (!server)
+                return std::nullopt;
+            servers.append(*server);
         }
         return servers;
     }
@@ -394,18 +413,22 @@ std::optional<ServerConfig> Importer::readServer(const QString& name, const QJso
     ServerConfig server = ServerConfig::fromJson(name, expandEntry(entry, m_workspaceFolder), &error, path);
     if (!error.isNull())
         return fail(error.key, error.message);
+    if (m_rawForms)
+        m_rawForms->insert(name, entry);
     return server;
 }
 
 } // namespace
 
-std::optional<QList<ServerConfig>> parse(
-    const QByteArray& json, const QString& fileName, ConfigError* error, Dialect* dialect)
+std::optional<QList<ServerConfig>> parse(const QByteArray& json, const QString& fileName, ConfigError* error,
+    Dialect* dialect, QHash<QString, QJsonObject>* rawForms)
 {
     ConfigError localError;
     ConfigError* err = error ? error : &localError;
     *err = ConfigError {};
-    return Importer(json, fileName, err).run(dialect);
+    if (rawForms)
+        rawForms->clear();
+    return Importer(json, fileName, err, rawForms).run(dialect);
 }
 
 QByteArray stripJsonc(const QByteArray& json, qsizetype* unterminatedCommentAt)
@@ -463,9 +486,9 @@ QByteArray stripJsonc(const QByteArray& json, qsizetype* unterminatedCommentAt)
     return out;
 }
 
-QString expandVariables(const QString& text, const QString& workspaceFolder)
+QString expandVariables(const QString& text, const QString& workspaceFolder, bool forCommandLine)
 {
-    return expand(text, workspaceFolder, false);
+    return expand(text, workspaceFolder, forCommandLine);
 }
 
 } // namespace mcpscope::McpJsonImport

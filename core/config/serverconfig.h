@@ -62,7 +62,7 @@ struct ServerConfig
     QStringList secretHeaders; // names of headers (besides Authorization, Cookie, …) whose values are secret
     bool tlsVerify = true;
     // Started before connecting, for servers that only exist while their process runs.
-    // A shell-style command line, meant for QProcess::splitCommand().
+    // A shell-style command line, split by CommandLine::split() (single and double quotes).
     QString launchCommand;
     // OAuth (issue 13). The client id is public and lives in the workspace; the secret and the private key
     // never do: the token store keeps them, and these two in-memory fields only carry them from the CLI's

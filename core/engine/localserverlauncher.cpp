@@ -1,5 +1,6 @@
 #include "localserverlauncher.h"
 
+#include "config/commandline.h"
 #include "transport/processgroupstop.h"
 
 #include <QProcess>
@@ -32,7 +33,7 @@ bool LocalServerLauncher::isRunning() const
 void LocalServerLauncher::start(const ServerConfig& config)
 {
     m_config = config;
-    const QStringList words = QProcess::splitCommand(m_config.launchCommand);
+    const QStringList words = CommandLine::split(m_config.launchCommand);
     if (words.isEmpty()) {
         Q_EMIT failed(tr("Server '%1' has an empty launch command.").arg(m_config.name));
         return;

@@ -1,6 +1,7 @@
 // The server dialog's Authorization group (issue 13): the grant and client id go into the configuration,
 // a secret or PEM key only into what OK hands to ServerAuth (for the keychain), a stored one is shown as
-// stored and never again, and the client credentials grant is refused without what it needs.
+// stored and never again, and the client credentials grant is refused without what it needs. The Arguments
+// field splits like a shell.
 
 #include "dialogs/rootseditor.h"
 #include "dialogs/serverdialog.h"
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void storedSecretIsShownAsStored();
     void clientCredentialsNeedAnIdAndASecretOrKey();
     void privateKeyIsReadFromAPemFile();
+    void argumentsSplitLikeAShell();
     void rootsAreEditedWithTheFolderPicker();
 };
 
@@ -161,6 +163,29 @@ void TestServerDialog::privateKeyIsReadFromAPemFile()
     const QByteArray json = QJsonDocument(dialog.config().toJson()).toJson();
     QVERIFY(!json.contains("PRIVATE KEY"));
     QVERIFY(!json.contains("client.pem"));
+}
+
+// The Arguments field promises shell splitting: single and double quotes keep spaces, and what the
+// dialog shows for a configuration splits back into the same arguments.
+void TestServerDialog::argumentsSplitLikeAShell()
+{
+    ServerDialog dialog({});
+    ServerConfig c;
+    c.name = QStringLiteral("local");
+    c.command = QStringLiteral("node");
+    dialog.setConfig(c);
+    auto* args = child<QLineEdit>(dialog, "args");
+    QVERIFY(args);
+    args->setText(QStringLiteral("'/home/me/My Servers/index.js' \"it's here\" --flag"));
+    QCOMPARE(dialog.config().args,
+        QStringList(
+            { QStringLiteral("/home/me/My Servers/index.js"), QStringLiteral("it's here"), QStringLiteral("--flag") }));
+
+    c.args = { QStringLiteral("a b"), QStringLiteral("it's"), QString(), QStringLiteral("plain") };
+    dialog.setConfig(c);
+    QCOMPARE(dialog.config().args, c.args);
+    // The launch command's tooltip says the same about quotes.
+    QVERIFY(child<QLineEdit>(dialog, "launchCommand")->toolTip().contains(QStringLiteral("'single'")));
 }
 
 void TestServerDialog::rootsAreEditedWithTheFolderPicker()

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -109,6 +110,8 @@ private Q_SLOTS:
     void saveLoadRoundTrip();
     void saveFailures();
     void demoWorkspace();
+    void saveKeepsPlaceholders();
+    void saveElsewhereWritesExpandedValues();
     void neverCrashesOnDamagedInput();
 
 private:
@@ -206,6 +209,36 @@ void TestConfigImport::dialects_data()
         QTest::newRow("McpScope workspace with policy and ${env:} in the URL") << QStringLiteral(
             "workspace.json") << Dialect::McpScopeWorkspace << QList<ServerConfig> { counter, oldSse };
     }
+    {
+        ServerConfig npm = stdio("weather (npm)", QStringLiteral("npx"),
+            { QStringLiteral("-y"), QStringLiteral("@example/weather-mcp@1.4.0"), QStringLiteral("Berlin"),
+                QStringLiteral("--units"), QStringLiteral("metric"), QStringLiteral("--verbose") });
+        npm.env.insert(QStringLiteral("WEATHER_API_KEY"), QString());
+        npm.env.insert(QStringLiteral("WEATHER_REGION"), QStringLiteral("eu"));
+        npm.secretEnv = QStringList { QStringLiteral("WEATHER_API_KEY") };
+        ServerConfig pypi = stdio("weather (pypi)", QStringLiteral("uvx"), { QStringLiteral("weather-mcp==1.4.0") });
+        ServerConfig oci = http("weather (oci)", TransportKind::StreamableHttp, "http://localhost:8080/mcp");
+        oci.launchCommand
+            = QStringLiteral("env PORT=8080 docker run -i --rm -e PORT ghcr.io/example/weather-mcp:1.4.0");
+        ServerConfig remote
+            = http("weather (remote)", TransportKind::StreamableHttp, "https://weather.example.com/mcp");
+        remote.headers = { { QStringLiteral("X-Api-Key"), QString() } };
+        remote.secretHeaders = QStringList { QStringLiteral("X-Api-Key") };
+        QTest::newRow("registry server.json: packages and remotes, an mcpb bundle skipped")
+            << QStringLiteral("registry-server.json") << Dialect::McpRegistry
+            << QList<ServerConfig> { npm, pypi, oci, remote,
+                   http("weather (remote, sse)", TransportKind::LegacySse, "https://weather.example.com/sse") };
+        ServerConfig github = stdio("github", QStringLiteral("npx"),
+            { QStringLiteral("-y"), QStringLiteral("@modelcontextprotocol/server-github") });
+        github.env.insert(QStringLiteral("GITHUB_PERSONAL_ACCESS_TOKEN"), QStringLiteral("ghp_example"));
+        QTest::newRow("Cline settings: autoApprove, disabled and streamableHttp")
+            << QStringLiteral("cline-mcp-settings.json") << Dialect::ClaudeDesktop
+            << QList<ServerConfig> { github,
+                   http("remote", TransportKind::StreamableHttp, "https://mcp.example.com/mcp") };
+        QTest::newRow("registry API answer wrapping a server.json")
+            << QStringLiteral("registry-api-response.json") << Dialect::McpRegistry
+            << QList<ServerConfig> { http("notes", TransportKind::StreamableHttp, "https://notes.example.com/mcp") };
+    }
 }
 
 void TestConfigImport::dialects()
@@ -273,6 +306,8 @@ void TestConfigImport::brokenFiles_data()
         ": servers.socket.type: ", "unknown transport type \"websocket\"");
     row("same name in servers and mcp.servers", "broken-duplicate.json",
         ": mcp.servers.fetch: ", "duplicate server name \"fetch\"");
+    row("registry server.json with nothing McpScope can run", "broken-registry-nothing-to-run.json",
+        ": packages: ", "cannot run any package or remote of this server.json (mcpb)");
 }
 
 void TestConfigImport::brokenFiles()
@@ -503,6 +538,99 @@ void TestConfigImport::demoWorkspace()
     QVERIFY2(QFileInfo(launch.at(2)).isExecutable(), qPrintable(launch.at(2)));
     QVERIFY2(QFileInfo::exists(launch.at(3)), qPrintable(launch.at(3)));
     QCOMPARE(launch.at(4), QStringLiteral("streamableHttp"));
+}
+
+// The demo workspace, copied beside a tests/peers link as in the source tree: loading expands
+// ${workspaceFolder}; saving, even after an edit, writes it back, and never the absolute path.
+void TestConfigImport::saveKeepsPlaceholders()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("resources")));
+    const QString path = dir.filePath(QStringLiteral("resources/demo-workspace.json"));
+    QVERIFY(QFile::copy(QStringLiteral(MCPSCOPE_SOURCE_DIR "/resources/demo-workspace.json"), path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+
+    ConfigError error;
+    std::optional<Workspace> workspace = Workspace::load(path, &error);
+    QVERIFY2(workspace, qPrintable(error.toString()));
+    const QString folder = QFileInfo(path).absolutePath();
+    const ServerConfig* stdioServer = workspace->find(u"everything-stdio");
+    QVERIFY(stdioServer);
+    QVERIFY2(stdioServer->command.startsWith(folder), qPrintable(stdioServer->command));
+    const QList<ServerConfig> loaded = workspace->servers;
+
+    // An edit of another field keeps the placeholders of the fields it left alone.
+    for (ServerConfig& server : workspace->servers) {
+        if (server.name == QLatin1String("everything-http"))
+            server.requestTimeoutMs = 5000;
+    }
+    QString saveError;
+    QVERIFY2(workspace->save(path, &saveError), qPrintable(saveError));
+    QFile saved(path);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QByteArray text = saved.readAll();
+    QVERIFY2(text.contains("${workspaceFolder}/../tests/peers/node_modules/node/bin/node"), text.constData());
+    QVERIFY2(!text.contains(folder.toUtf8()), text.constData());
+    const QJsonObject servers = QJsonDocument::fromJson(text).object().value(QLatin1String("servers")).toObject();
+    const QJsonObject http = servers.value(QLatin1String("everything-http")).toObject();
+    QVERIFY2(http.value(QLatin1String("launchCommand"))
+                 .toString()
+                 .startsWith(QLatin1String("env PORT=3901 ${workspaceFolder}/")),
+        text.constData());
+    QCOMPARE(http.value(QLatin1String("requestTimeoutMs")).toInt(), 5000);
+    const QJsonArray args
+        = servers.value(QLatin1String("everything-stdio")).toObject().value(QLatin1String("args")).toArray();
+    QVERIFY(args.at(0).toString().startsWith(QLatin1String("${workspaceFolder}/")));
+    QCOMPARE(args.at(1).toString(), QStringLiteral("stdio"));
+
+    // Round trip: what loads again is what was saved.
+    const std::optional<Workspace> again = Workspace::load(path, &error);
+    QVERIFY2(again, qPrintable(error.toString()));
+    compareServers(again->servers, workspace->servers);
+    QVERIFY(loaded != workspace->servers); // the edit is in it
+    // And a second save of the reloaded workspace writes the same file.
+    QVERIFY(again->save(path, &saveError));
+    QFile resaved(path);
+    QVERIFY(resaved.open(QIODevice::ReadOnly));
+    QCOMPARE(resaved.readAll(), text);
+}
+
+// A field whose value no longer comes from its placeholder (edited, or saved to another folder where
+// ${workspaceFolder} means something else) is written as the value it has.
+void TestConfigImport::saveElsewhereWritesExpandedValues()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("a")));
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("b")));
+    const QString path = dir.filePath(QStringLiteral("a/w.json"));
+    QVERIFY(writeFile(path,
+        R"({"mcpscopeWorkspace": 1, "servers": {"s": {"command": "${workspaceFolder}/bin/srv",
+            "args": ["--home", "${userHome}", "${workspaceFolder}/data"], "env": {"T": "${env:MCPSCOPE_TEST_TOKEN}"}}}})"));
+    ConfigError error;
+    std::optional<Workspace> workspace = Workspace::load(path, &error);
+    QVERIFY2(workspace, qPrintable(error.toString()));
+    workspace->servers[0].args[2] = QStringLiteral("/elsewhere/data");
+
+    const QString other = dir.filePath(QStringLiteral("b/w.json"));
+    QString saveError;
+    QVERIFY2(workspace->save(other, &saveError), qPrintable(saveError));
+    QFile saved(other);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QJsonObject server = QJsonDocument::fromJson(saved.readAll())
+                                   .object()
+                                   .value(QLatin1String("servers"))
+                                   .toObject()
+                                   .value(QLatin1String("s"))
+                                   .toObject();
+    // Another folder: the command keeps the absolute path it had; ${userHome} and ${env:} mean the same.
+    QCOMPARE(server.value(QLatin1String("command")).toString(), dir.filePath(QStringLiteral("a/bin/srv")));
+    const QJsonArray args = server.value(QLatin1String("args")).toArray();
+    QCOMPARE(args.at(1).toString(), QStringLiteral("${userHome}"));
+    QCOMPARE(args.at(2).toString(), QStringLiteral("/elsewhere/data"));
+    QCOMPARE(server.value(QLatin1String("env")).toObject().value(QLatin1String("T")).toString(),
+        QStringLiteral("${env:MCPSCOPE_TEST_TOKEN}"));
 }
 
 void TestConfigImport::neverCrashesOnDamagedInput()

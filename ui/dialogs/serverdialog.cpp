@@ -1,5 +1,6 @@
 #include "serverdialog.h"
 
+#include "config/commandline.h"
 #include "dialogs/rootseditor.h"
 
 #include <QCheckBox>
@@ -14,7 +15,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
@@ -98,7 +98,8 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_args = new QLineEdit(stdio);
     m_args->setObjectName(QStringLiteral("args"));
     m_args->setPlaceholderText(tr("-y @modelcontextprotocol/server-everything"));
-    m_args->setToolTip(tr("Split like a shell: quote arguments that contain spaces."));
+    m_args->setToolTip(
+        tr("Split like a shell: put an argument that contains spaces in 'single' or \"double\" quotes."));
     m_env = new QPlainTextEdit(stdio);
     m_env->setObjectName(QStringLiteral("env"));
     m_env->setPlaceholderText(tr("KEY=value, one per line"));
@@ -130,7 +131,8 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_tlsVerify->setObjectName(QStringLiteral("tlsVerify"));
     m_launch = new QLineEdit(http);
     m_launch->setObjectName(QStringLiteral("launchCommand"));
-    m_launch->setToolTip(tr("Started before connecting and stopped when McpScope exits."));
+    m_launch->setToolTip(tr("Started before connecting and stopped when McpScope exits. Split like a shell: put an "
+                            "argument that contains spaces in 'single' or \"double\" quotes."));
     m_viaProxy = new QCheckBox(tr("Route through the fault proxy"), http);
     m_viaProxy->setObjectName(QStringLiteral("viaFaultProxy"));
     httpForm->addRow(tr("&URL:"), m_url);
@@ -257,10 +259,7 @@ void ServerDialog::setConfig(const ServerConfig& c)
     m_name->setText(c.name);
     m_transport->setCurrentIndex(m_transport->findData(int(c.transport)));
     m_command->setText(c.command);
-    QStringList quoted;
-    for (const QString& arg : c.args)
-        quoted.append(arg.contains(QLatin1Char(' ')) ? QLatin1Char('"') + arg + QLatin1Char('"') : arg);
-    m_args->setText(quoted.join(QLatin1Char(' ')));
+    m_args->setText(CommandLine::join(c.args));
     QList<QPair<QString, QString>> env;
     for (auto it = c.env.cbegin(); it != c.env.cend(); ++it)
         env.append({ it.key(), it.value() });
@@ -382,7 +381,7 @@ ServerConfig ServerDialog::config() const
     c.transport = TransportKind(m_transport->currentData().toInt());
     if (c.transport == TransportKind::Stdio) {
         c.command = m_command->text().trimmed();
-        c.args = QProcess::splitCommand(m_args->text());
+        c.args = CommandLine::split(m_args->text());
         for (const auto& [key, value] : splitPairs(m_env->toPlainText(), QLatin1Char('=')))
             c.env.insert(key, value);
         c.secretEnv = splitNames(m_secretEnv->text());

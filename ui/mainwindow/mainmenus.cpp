@@ -3,6 +3,7 @@
 #include "calls/callsexporter.h"
 #include "calls/callspanel.h"
 #include "mainwindow/calllogcontrols.h"
+#include "mainwindow/docksmenu.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/serveractions.h"
 #include "mainwindow/serversdock.h"
@@ -62,6 +63,7 @@ void createMainMenus(MainWindow* window, ServerActions* serverActions, CallLogCo
         = view->addAction(MainWindow::tr("&Filter Calls"), window, [window] { window->callsPanel()->focusSearch(); });
     find->setShortcut(QKeySequence::Find);
     addThemeMenu(view);
+    addDocksMenu(view, window);
 
     QToolBar* main = window->addToolBar(MainWindow::tr("Main"));
     main->setObjectName(QStringLiteral("mainToolBar"));

@@ -9,6 +9,7 @@
 #include "mainwindow/authcontroller.h"
 #include "mainwindow/authview.h"
 #include "mainwindow/calllogcontrols.h"
+#include "mainwindow/emptystate.h"
 #include "mainwindow/faultbar.h"
 #include "mainwindow/mainmenus.h"
 #include "mainwindow/serveractions.h"
@@ -17,6 +18,7 @@
 #include "mainwindow/theme.h"
 #include "mainwindow/toolspage.h"
 #include "mainwindow/trafficdock.h"
+#include "mainwindow/unsavedchanges.h"
 #include "models/callsmodel.h"
 #include "models/serverlistmodel.h"
 #include "models/serveroutput.h"
@@ -50,7 +52,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_session(new WorkspaceSession(this))
 {
     setObjectName(QStringLiteral("mainWindow"));
-    setWindowTitle(tr("McpScope"));
+    setWindowTitle(tr("McpScope[*]"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
 
@@ -76,6 +78,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_serverActions, &ServerActions::statusMessage, this, &MainWindow::setStatus);
     connect(m_serverActions, &ServerActions::pinged, this, &MainWindow::refreshServerViews);
     m_overview->setPingLookup([this](const QString& server) { return m_serverActions->lastPingText(server); });
+    connect(m_empty, &EmptyState::addServerRequested, m_serverActions->newServer(), &QAction::trigger);
+    connect(m_empty, &EmptyState::importRequested, this, &MainWindow::importFile);
+    connect(m_empty, &EmptyState::openWorkspaceRequested, this, &MainWindow::openWorkspace);
+    connect(m_session, &WorkspaceSession::modifiedChanged, this, &QWidget::setWindowModified);
     connect(m_authController, &AuthController::editCredentialsRequested, m_serverActions,
         [this] { m_serverActions->editCredentials(currentConnection()); });
     createMainMenus(this, m_serverActions, m_log, m_servers);
@@ -112,6 +118,10 @@ MainWindow::~MainWindow()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmCloseWorkspace(this, m_session, [this] { return saveWorkspace(); })) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("mainWindow/state"), saveState());
@@ -157,7 +167,8 @@ void MainWindow::createCentre()
         m_centre->setCurrentWidget(m_resources);
         m_resources->openUri(uri);
     });
-    setCentralWidget(m_centre);
+    m_empty = new EmptyState(m_serverPresentation, m_centre, this);
+    setCentralWidget(m_empty);
 }
 
 void MainWindow::createDocks()
@@ -215,7 +226,7 @@ bool MainWindow::openWorkspace(const QString& path)
         return false;
     }
     m_calls->setServerNames(m_session->serverNames());
-    setWindowTitle(tr("McpScope — %1").arg(QFileInfo(path).fileName()));
+    setWindowTitle(tr("McpScope — %1[*]").arg(QFileInfo(path).fileName()));
     setStatus(tr("%n server(s) from %1", nullptr, int(m_session->workspace().servers.size())).arg(path));
     QSettings().setValue(QStringLiteral("workspace/lastPath"), path);
     m_servers->selectFirst();
@@ -310,6 +321,7 @@ bool MainWindow::saveWorkspace()
         QMessageBox::warning(this, tr("Save failed"), error);
         return false;
     }
+    setWindowTitle(tr("McpScope — %1[*]").arg(QFileInfo(path).fileName()));
     setStatus(tr("Saved %1").arg(path));
     return true;
 }

@@ -22,6 +22,7 @@ class CallLogControls;
 class CallsExporter;
 class CallsModel;
 class CallsPanel;
+class EmptyState;
 class Engine;
 class FaultBar;
 class LogStore;
@@ -90,6 +91,8 @@ public:
     TrafficDock* trafficDock() const { return m_traffic; }
     ServerActions* serverActions() const { return m_serverActions; }
     ServerOverview* overview() const { return m_overview; }
+    /// The centre: the welcome page while the workspace has no server, else the server's tabs.
+    EmptyState* emptyState() const { return m_empty; }
     /// Shows the Auth tab of the selected server (false when it has none: a stdio server).
     bool showAuthTab();
     /// Saves the workspace to its file, asking for one if it has none; false if not saved.
@@ -127,6 +130,7 @@ private:
     ServersDock* m_servers = nullptr;
     CallLogControls* m_log = nullptr;
     QTabWidget* m_centre = nullptr;
+    EmptyState* m_empty = nullptr;
     ServerOverview* m_overview = nullptr;
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;

@@ -1,5 +1,6 @@
 #include "serversdock.h"
 
+#include "mainwindow/serverscolumns.h"
 #include "models/serverlistmodel.h"
 #include "models/serverlistmodeldefs.h"
 #include "presentation/presentation.h"
@@ -40,9 +41,7 @@ ServersDock::ServersDock(ServerListModel* model, ServerListPresentation* present
     connect(presentation, &QAbstractItemModel::dataChanged, fitColumns, fitSoon);
     connect(presentation, &QAbstractItemModel::rowsInserted, fitColumns, fitSoon);
     connect(presentation, &QAbstractItemModel::modelReset, fitColumns, fitSoon);
-    for (int column : { int(ServerListModelColumn::BreakerCooldownEnd), int(ServerListModelColumn::InFlight),
-             int(ServerListModelColumn::ConsecutiveFailures) })
-        m_view->hideColumn(column);
+    setUpServerColumns(m_view);
     setWidget(m_view);
     connect(
         m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ServersDock::currentServerChanged);

@@ -37,6 +37,24 @@ void applyTheme(Theme theme)
     dark.setColor(QPalette::ToolTipBase, QColor(55, 55, 58));
     dark.setColor(QPalette::ToolTipText, QColor(230, 230, 230));
     dark.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+    dark.setColor(QPalette::Light, QColor(75, 75, 78));
+    dark.setColor(QPalette::Midlight, QColor(62, 62, 65));
+    dark.setColor(QPalette::Mid, QColor(40, 40, 42));
+    dark.setColor(QPalette::Dark, QColor(28, 28, 30));
+    dark.setColor(QPalette::Shadow, QColor(15, 15, 15));
+    dark.setColor(QPalette::Link, QColor(110, 170, 255));
+    // Without a Disabled group, a disabled button keeps the Active colours and looks clickable: dim
+    // its text and flatten its face towards the window colour.
+    const QColor dimText(120, 120, 120);
+    dark.setColor(QPalette::Disabled, QPalette::WindowText, dimText);
+    dark.setColor(QPalette::Disabled, QPalette::Text, dimText);
+    dark.setColor(QPalette::Disabled, QPalette::ButtonText, dimText);
+    dark.setColor(QPalette::Disabled, QPalette::Button, QColor(48, 48, 51));
+    dark.setColor(QPalette::Disabled, QPalette::Base, QColor(38, 38, 40));
+    dark.setColor(QPalette::Disabled, QPalette::Light, QColor(55, 55, 58));
+    dark.setColor(QPalette::Disabled, QPalette::Highlight, QColor(70, 70, 74));
+    dark.setColor(QPalette::Disabled, QPalette::HighlightedText, dimText);
+    dark.setColor(QPalette::Disabled, QPalette::PlaceholderText, QColor(90, 90, 90));
     QApplication::setPalette(dark);
 }
 

@@ -113,6 +113,7 @@ bool WorkspaceSession::openWorkspace(const QString& path, QString* error)
     for (const ServerConfig& config : std::as_const(m_workspace.servers))
         m_engine->addServer(config);
     openLogStore(path);
+    setModified(false);
     return true;
 }
 
@@ -129,6 +130,9 @@ std::optional<QStringList> WorkspaceSession::importServers(const QString& path, 
         const QString base = config.name;
         for (int n = 2; serverNames().contains(config.name); ++n)
             config.name = base + QStringLiteral(" (%1)").arg(n);
+        // Variables the imported file wrote stay variables where they still mean the same on save.
+        if (const auto raw = imported->rawForms.constFind(base); raw != imported->rawForms.constEnd())
+            m_workspace.rawForms.insert(config.name, *raw);
         addServer(config);
         added.append(config.name);
     }
@@ -139,6 +143,7 @@ void WorkspaceSession::addServer(const ServerConfig& config)
 {
     m_workspace.servers.append(config);
     m_engine->addServer(config);
+    setModified(true);
 }
 
 void WorkspaceSession::changeServer(const QString& name, const ServerConfig& config)
@@ -146,9 +151,18 @@ void WorkspaceSession::changeServer(const QString& name, const ServerConfig& con
     ServerConnection* c = m_engine->connection(name);
     if (!c)
         return;
-    for (ServerConfig& s : m_workspace.servers)
-        if (s.name == name)
+    bool changed = false;
+    for (ServerConfig& s : m_workspace.servers) {
+        if (s.name == name) {
+            changed = changed || !(s == config);
             s = config;
+        }
+    }
+    if (config.name != name && m_workspace.rawForms.contains(name))
+        m_workspace.rawForms.insert(config.name, m_workspace.rawForms.take(name));
+    // OK in the dialog without an edit leaves the workspace as saved.
+    if (changed)
+        setModified(true);
     m_logStore->addServer(config);
     if (config.name != name) {
         m_engine->removeServer(name);
@@ -169,6 +183,8 @@ QString WorkspaceSession::duplicateServer(const QString& name)
     copy.name = base;
     for (int n = 2; serverNames().contains(copy.name); ++n)
         copy.name = base + QStringLiteral(" %1").arg(n);
+    if (const auto raw = m_workspace.rawForms.constFind(name); raw != m_workspace.rawForms.constEnd())
+        m_workspace.rawForms.insert(copy.name, *raw);
     addServer(copy);
     return copy.name;
 }
@@ -176,7 +192,9 @@ QString WorkspaceSession::duplicateServer(const QString& name)
 void WorkspaceSession::removeServer(const QString& name)
 {
     m_workspace.servers.removeIf([&name](const ServerConfig& s) { return s.name == name; });
+    m_workspace.rawForms.remove(name);
     m_engine->removeServer(name);
+    setModified(true);
 }
 
 QString WorkspaceSession::savePath() const
@@ -188,8 +206,18 @@ bool WorkspaceSession::saveWorkspace(const QString& path, QString* error)
 {
     if (!m_workspace.save(path, error))
         return false;
-    m_workspace.filePath = path;
+    m_workspace.filePath = QFileInfo(path).absoluteFilePath();
+    m_workspace.dialect = McpJsonImport::Dialect::McpScopeWorkspace;
+    setModified(false);
     return true;
+}
+
+void WorkspaceSession::setModified(bool modified)
+{
+    if (m_modified == modified)
+        return;
+    m_modified = modified;
+    Q_EMIT modifiedChanged(modified);
 }
 
 QString WorkspaceSession::logStorePathFor(const QString& workspacePath)

@@ -31,7 +31,9 @@ class ScriptedResponder;
 /// - statusMessage(text) when something about the call log is worth a line in the status bar (it
 ///   cannot be opened or written, it is written again, retention removed calls);
 /// - logStatusChanged() when logStatus() may have changed: at most once a second while commits arrive,
-///   and at once on errors, retention and a newly opened log.
+///   and at once on errors, retention and a newly opened log;
+/// - modifiedChanged(modified) when the servers start or stop differing from the file last opened or
+///   saved (added, edited, copied, removed or imported servers make the workspace modified).
 class WorkspaceSession : public QObject
 {
     Q_OBJECT
@@ -67,6 +69,9 @@ public:
     /// another client's file, whose configuration saving would replace.
     QString savePath() const;
     bool saveWorkspace(const QString& path, QString* error);
+    /// True when servers were added, edited, copied, removed or imported since the workspace was
+    /// opened or saved: quitting then asks whether to save.
+    bool isModified() const { return m_modified; }
 
     /// Where the call log of the workspace at workspacePath lives: $MCPSCOPE_LOG_DIR or the
     /// application data folder, one database per workspace file.
@@ -94,9 +99,11 @@ public:
 Q_SIGNALS:
     void statusMessage(const QString& text);
     void logStatusChanged();
+    void modifiedChanged(bool modified);
 
 private:
     void openLogStore(const QString& workspacePath);
+    void setModified(bool modified);
 
     Engine* m_engine = nullptr;
     ScriptedResponder* m_responder = nullptr;
@@ -110,6 +117,7 @@ private:
     qint64 m_storedAtOpen = 0;
     quint64 m_logGeneration = 0;
     QTimer m_logStatusTimer;
+    bool m_modified = false;
 };
 
 } // namespace mcpscope

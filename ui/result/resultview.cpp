@@ -16,6 +16,14 @@
 namespace mcpscope {
 
 namespace {
+/// An icon of resources/icons/ (SVG, in the app's resources) inline in rich text, a line high: glyphs
+/// such as a link emoji draw as empty boxes where the font lacks them.
+QString inlineIcon(const QString& name)
+{
+    return QStringLiteral("<img src=\":/icons/%1.svg\" width=\"14\" height=\"14\" style=\"vertical-align: middle\">")
+        .arg(name);
+}
+
 QLabel* wrapLabel(const QString& text, QWidget* parent)
 {
     auto* label = new QLabel(text, parent);
@@ -58,6 +66,7 @@ ResultView::ResultView(QWidget* parent)
     m_verdict = new QLabel(structured);
     m_verdict->setObjectName(QStringLiteral("schemaVerdict"));
     m_verdict->setWordWrap(true);
+    m_verdict->setTextFormat(Qt::RichText);
     m_tree = new QTreeView(structured);
     m_treeModel = new JsonTreeModel(this);
     m_tree->setModel(m_treeModel);
@@ -177,9 +186,10 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
         } else if (type == QLatin1String("resource_link")) {
             const QString uri = block.value(QLatin1String("uri")).toString();
             addLinkBlock(wrapLabel(
-                tr("🔗 <a href=\"%1\">%2</a> %3")
+                tr("%4 <a href=\"%1\">%2</a> %3")
                     .arg(uri.toHtmlEscaped(), block.value(QLatin1String("name")).toString(uri).toHtmlEscaped(),
-                        block.value(QLatin1String("description")).toString().toHtmlEscaped()),
+                        block.value(QLatin1String("description")).toString().toHtmlEscaped(),
+                        inlineIcon(QStringLiteral("link"))),
                 m_blocksHost));
         } else if (type == QLatin1String("resource")) {
             const QJsonObject resource = block.value(QLatin1String("resource")).toObject();
@@ -200,13 +210,15 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
                                                                 : tr("The tool declares no outputSchema."));
         break;
     case ToolCallResult::SchemaVerdict::Valid:
-        m_verdict->setText(tr("✔ structuredContent matches the tool's outputSchema."));
+        m_verdict->setText(inlineIcon(QStringLiteral("valid"))
+            + tr(" structuredContent matches the tool's outputSchema.").toHtmlEscaped());
         break;
     case ToolCallResult::SchemaVerdict::Invalid:
-        m_verdict->setText(tr("✘ structuredContent does not match the outputSchema: %1").arg(call.schemaError));
+        m_verdict->setText(inlineIcon(QStringLiteral("invalid"))
+            + tr(" structuredContent does not match the outputSchema: %1").arg(call.schemaError).toHtmlEscaped());
         break;
     case ToolCallResult::SchemaVerdict::Missing:
-        m_verdict->setText(tr("✘ %1").arg(call.schemaError));
+        m_verdict->setText(inlineIcon(QStringLiteral("invalid")) + QLatin1Char(' ') + call.schemaError.toHtmlEscaped());
         break;
     }
     if (!call.structuredContent.isUndefined() && m_tabs->currentIndex() == 0 && call.content.isEmpty())

@@ -298,6 +298,10 @@ void ScreenshotDriver::stepResources()
 
 void ScreenshotDriver::finish()
 {
+    if (!m_emptyStateSaved) {
+        m_emptyStateSaved = true;
+        return emptyStateScreenshot([this] { finish(); });
+    }
     if (m_browser)
         QDesktopServices::unsetUrlHandler(QStringLiteral("http"));
     std::fprintf(stderr, "auth screenshots: %s\n", qPrintable(m_authSources.join(QStringLiteral(", "))));
@@ -538,6 +542,19 @@ void ScreenshotDriver::feedAuthView(bool completed)
     summary.storeDescription = tr("the Secret Service (GNOME Keyring)");
     view->setSummary(summary);
     view->setSteps(steps);
+}
+
+void ScreenshotDriver::emptyStateScreenshot(std::function<void()> then)
+{
+    // What a first start shows: a second window, on no workspace.
+    auto* fresh = new MainWindow();
+    fresh->resize(m_window->size());
+    fresh->show();
+    QTimer::singleShot(500, this, [this, fresh, then] {
+        save(fresh, QStringLiteral("empty-state.png"));
+        delete fresh;
+        then();
+    });
 }
 
 void ScreenshotDriver::save(QWidget* widget, const QString& name)

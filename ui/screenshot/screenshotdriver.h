@@ -16,8 +16,8 @@ class ServerConnection;
 /// call echo, arm expire-after, call a write tool, call a read-only tool, open the breaker) and
 /// saves PNGs of the main window, the tools table, two call timelines and the calls exported as
 /// JSONL and opened read-only, then the Auth tab after a completed and after a failed authorization
-/// (auth-steps.png, auth-failed.png). finished(EXIT_SUCCESS) when all were written; EXIT_FAILURE after
-/// naming the step that failed on stderr.
+/// (auth-steps.png, auth-failed.png), and a window without a workspace (empty-state.png). finished(EXIT_SUCCESS) when
+/// all were written; EXIT_FAILURE after naming the step that failed on stderr.
 ///
 /// The Auth screenshots come from a real flow when the workspace has an HTTP server named
 /// "protected-http" (tests/peers/protected-peer.mjs; the driver answers the app's browser request itself,
@@ -54,6 +54,8 @@ private:
     /// stderr.png: the Server Output view of the HTTP demo server (its launch command's output), then traffic.png.
     void stepServerOutput();
     void finish();
+    /// empty-state.png: a window without a workspace, as on a first start.
+    void emptyStateScreenshot(std::function<void()> then);
     /// Shows name's Auth tab after its flow ended (state ok), or fed with steps when it is not configured.
     void authScreenshot(const QString& server, bool expectOk, const QString& file, std::function<void()> then);
     void feedAuthView(bool completed);
@@ -70,6 +72,7 @@ private:
     HttpClient* m_browser = nullptr;
     /// What make screenshot says about the Auth images: "real" or "fed" for each.
     QStringList m_authSources;
+    bool m_emptyStateSaved = false;
 };
 
 } // namespace mcpscope
