@@ -2,9 +2,11 @@
 # `make screenshot`: the app under Xvfb on the demo workspace runs the scripted demo sequence
 # (connect both servers, echo, expire-after on a write and on a read, open the breaker) and writes
 # PNGs of the main window, the tools table, two call timelines and the Auth tab after a completed and
-# after a failed authorization (auth-steps.png, auth-failed.png), the Resources tab with a text and an
-# image resource (resources-text.png, resources-image.png), and a window without a workspace
-# (empty-state.png) into BUILD/screenshots/.
+# after a failed authorization (auth-steps.png, auth-failed.png), the Prompts tab with args-prompt
+# rendered (prompts-rendered.png), the banner over a server whose start failed (error-banner.png), the
+# Server Output view and Traffic (stderr.png, traffic.png), the Resources tab with a text and an image
+# resource (resources-text.png, resources-image.png), and a window without a workspace (empty-state.png)
+# into BUILD/screenshots/.
 #
 # The Auth images come from real flows: two servers on tests/peers/protected-peer.mjs join the demo
 # workspace (protected-http authorizes; protected-http-failing reaches the same peer as "localhost", so the

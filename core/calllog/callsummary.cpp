@@ -1,5 +1,7 @@
 #include "callsummary.h"
 
+#include <algorithm>
+
 namespace mcpscope {
 
 CallSummary CallSummary::of(const CallRecord& record)
@@ -15,7 +17,14 @@ CallSummary CallSummary::of(const CallRecord& record)
     summary.outcome = record.outcome;
     summary.attempts = int(record.attempts.size());
     summary.healed = record.healed;
+    summary.inputDeclined = declinedInput(record);
     return summary;
+}
+
+bool CallSummary::declinedInput(const CallRecord& record)
+{
+    return std::any_of(record.events.cbegin(), record.events.cend(),
+        [](const CallEvent& event) { return event.kind == DeclinedEventKind; });
 }
 
 } // namespace mcpscope

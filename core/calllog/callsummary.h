@@ -21,6 +21,13 @@ struct CallSummary
     CallOutcome outcome = CallOutcome::Pending;
     int attempts = 0;
     bool healed = false; ///< not stored by the log store: false in an earlier session's history
+    /// The server asked for input during the call (elicitation/create) and McpScope declined: the result
+    /// is what the tool does without it. Not stored by the log store either.
+    bool inputDeclined = false;
+
+    /// The kind of the CallEvent that marks a declined elicitation.
+    static constexpr QLatin1String DeclinedEventKind { "declined" };
+    static bool declinedInput(const CallRecord& record);
 
     bool isToolCall() const { return method == QLatin1String("tools/call"); }
     /// The calls table's "tool" column: the tool name of a tools/call, otherwise the method.

@@ -1,5 +1,6 @@
 #include "serverconnection.h"
 
+#include "calllog/callsummary.h"
 #include "callrunner.h"
 #include "fault/faultproxy.h"
 #include "fault/stdiofaultinjector.h"
@@ -7,6 +8,7 @@
 #include "recovery/circuitbreaker.h"
 #include "recovery/failureclassifier.h"
 #include "recovery/reconnector.h"
+#include "respondertap.h"
 #include "transportfactory.h"
 
 #include <QDateTime>
@@ -36,11 +38,18 @@ constexpr EnumName<ServerConnection::State> StateEntries[] = {
     { ServerConnection::State::Closed, u"closed" },
 };
 constexpr EnumNames<ServerConnection::State> StateNames(StateEntries);
+
+/// The transport a connection starts with: an "auto" server tries Streamable HTTP first.
+TransportKind firstTransport(const ServerConfig& config)
+{
+    return config.transport == TransportKind::AutoHttp ? TransportKind::StreamableHttp : config.transport;
+}
 } // namespace
 
 ServerConnection::ServerConnection(ServerConfig config, QObject* parent)
     : QObject(parent)
     , m_config(std::move(config))
+    , m_activeTransport(firstTransport(m_config))
     , m_breaker(new CircuitBreaker(this))
     , m_reconnector(new Reconnector(this))
 {
@@ -157,6 +166,9 @@ void ServerConnection::setConfig(const ServerConfig& config)
     // A connected server hears of edited roots at once, and asks for them again with roots/list.
     if (rootsChanged && m_session && m_session->isReady())
         m_session->notify(QStringLiteral("notifications/roots/list_changed"));
+    // Until a session starts, the transport shown (and reconnected with) is the configured one.
+    if (!m_session)
+        m_activeTransport = firstTransport(m_config);
     if (m_auth)
         m_auth->setConfig(config);
     ++m_generation;
@@ -173,7 +185,19 @@ void ServerConnection::shareRedactor(std::shared_ptr<Redactor> redactor)
 
 void ServerConnection::setResponder(ClientResponder* responder)
 {
-    m_responder.setInner(responder);
+    if (!m_tap) {
+        // An elicitation McpScope did not accept is marked on the calls in flight: their result is what the
+        // tool does without the input it asked for, which the calls list and the result must not call success.
+        m_tap = std::make_unique<ResponderTap>([self = QPointer<ServerConnection>(this)](const QString& action) {
+            if (self)
+                self->noteEvent(CallSummary::DeclinedEventKind,
+                    tr("elicitation/create answered \"%1\": McpScope did not give the input the server asked for")
+                        .arg(action));
+        });
+    }
+    // The session asks m_responder (this server's roots), which hands the rest to the tap, then the engine's.
+    m_tap->setInner(responder);
+    m_responder.setInner(responder ? m_tap.get() : nullptr);
 }
 
 QString ServerConnection::stateName(State state)
@@ -241,7 +265,8 @@ void ServerConnection::connectToServer()
                             id.isString() ? id.toString() : QString::number(id.toInteger())));
             });
     }
-    startSession(m_config.transport == TransportKind::AutoHttp ? TransportKind::StreamableHttp : m_config.transport);
+    m_fallbackStatus = 0;
+    startSession(firstTransport(m_config));
 }
 
 bool ServerConnection::fallBackToLegacySse()
@@ -257,8 +282,28 @@ bool ServerConnection::fallBackToLegacySse()
                      "transport.")
                       .arg(m_config.name)
                       .arg(status));
+    m_fallbackStatus = status;
     startSession(TransportKind::LegacySse);
     return true;
+}
+
+QString ServerConnection::describeFallbackFailure(const QString& message) const
+{
+    // Both transports were refused: say what was tried, not the legacy GET's error page.
+    if (m_fallbackStatus == 0 || m_activeTransport != TransportKind::LegacySse || !m_session
+        || !m_session->details().protocolVersion.isEmpty())
+        return message;
+    const TransportFailure legacy = m_session->initializeFailure();
+    const QString post = tr("Server '%1': POST %2 got %3")
+                             .arg(m_config.name,
+                                 m_config.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery | QUrl::RemoveFragment))
+                             .arg(m_fallbackStatus);
+    if (legacy.event == TransportEvent::HttpStatus && legacy.httpStatus != 0)
+        return tr("%1; the legacy SSE fallback's GET got %2. Check the URL's path (Streamable HTTP servers often "
+                  "serve /mcp, legacy ones /sse).")
+            .arg(post)
+            .arg(legacy.httpStatus);
+    return tr("%1; the legacy SSE fallback failed too: %2").arg(post, message);
 }
 
 bool ServerConnection::authorizeInitialize(const QString& message)
@@ -342,7 +387,7 @@ void ServerConnection::startSession(TransportKind kind)
             return;
         const bool wasUp = m_state == State::Ready || m_state == State::Suspect;
         const QString dropped = m_session ? m_session->sessionId() : QString();
-        fail(wasUp ? message : withOutputTail(message));
+        fail(wasUp ? message : withOutputTail(describeFallbackFailure(message)));
         // A drop of an established session heals in the background, with backoff (RECOVERY.md §4).
         if (wasUp && !m_reconnector->isRunning())
             m_reconnector->startBackground(dropped);
@@ -455,13 +500,6 @@ void ServerConnection::reconnectSession(std::function<void(bool, const QString&,
     });
 }
 
-QString ServerConnection::callTool(const QString& tool, const QJsonObject& arguments, const CallOptions& options,
-    std::function<void(const CallRecord&)> done)
-{
-    return call(QStringLiteral("tools/call"),
-        { { QStringLiteral("name"), tool }, { QStringLiteral("arguments"), arguments } }, options, std::move(done));
-}
-
 QString ServerConnection::call(const QString& method, const QJsonObject& params, const CallOptions& options,
     std::function<void(const CallRecord&)> done)
 {
@@ -472,6 +510,14 @@ QString ServerConnection::call(const QString& method, const QJsonObject& params,
     m_calls.insert(callId, runner);
     runner->start();
     return callId;
+}
+
+QString ServerConnection::shownSessionId() const
+{
+    if (!m_session || m_state == State::Failed || m_state == State::Closed || m_state == State::Disconnected)
+        return {};
+    const Transport* transport = m_session->transport();
+    return transport ? transport->assignedSessionId() : QString();
 }
 
 void ServerConnection::noteEvent(const QString& kind, const QString& text)

@@ -25,6 +25,7 @@ class CircuitBreaker;
 class FaultProxy;
 class LocalServerLauncher;
 class Reconnector;
+class ResponderTap;
 class StdioFaultInjector;
 class TokenStore;
 
@@ -86,6 +87,9 @@ public:
     static QString stateName(State state);
     ClientSession* session() const { return m_session; }
     QString sessionId() const { return m_session ? m_session->sessionId() : QString(); }
+    /// The session id to show a person: the one the server assigned, empty without a live session
+    /// (a failed start) or when the server assigns none.
+    QString shownSessionId() const;
     QString lastError() const { return m_lastError; }
     /// The transport in use: for an "auto" server, Streamable HTTP or the legacy SSE it fell back to.
     TransportKind activeTransport() const { return m_activeTransport; }
@@ -114,7 +118,11 @@ public:
     QString call(const QString& method, const QJsonObject& params, const CallOptions& options,
         std::function<void(const CallRecord&)> done);
     QString callTool(const QString& tool, const QJsonObject& arguments, const CallOptions& options,
-        std::function<void(const CallRecord&)> done);
+        std::function<void(const CallRecord&)> done)
+    {
+        return call(QStringLiteral("tools/call"),
+            { { QStringLiteral("name"), tool }, { QStringLiteral("arguments"), arguments } }, options, std::move(done));
+    }
 
     /// Cancels a call in flight: notifications/cancelled if it went out; it ends as cancelled, never retried.
     bool cancelCall(const QString& callId);
@@ -167,6 +175,8 @@ private:
     void startSession(TransportKind kind);
     void retire(ClientSession* old);
     bool fallBackToLegacySse();
+    /// The message of a failed legacy-SSE fallback names both attempts (their URL and status).
+    QString describeFallbackFailure(const QString& message) const;
     void onSessionState(ClientSession::State state);
     void reconnectSession(std::function<void(bool, const QString&, const QString&)> done);
     /// initialize ended for want of credentials: authorize, then connect again. False when it cannot.
@@ -175,9 +185,11 @@ private:
     ServerConfig m_config;
     quint64 m_generation = 1;
     ConnectionResponder m_responder { &m_config };
+    std::unique_ptr<ResponderTap> m_tap; ///< between m_responder and the engine's responder
     QPointer<ClientSession> m_session;
     State m_state = State::Disconnected;
     TransportKind m_activeTransport = TransportKind::Stdio;
+    int m_fallbackStatus = 0; ///< the Streamable HTTP initialize's status that made us try legacy SSE
     QString m_lastError;
     QStringList m_outputTail; ///< the last lines of the server's output since its process started
     QUrl m_endpointOverride;

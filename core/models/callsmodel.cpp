@@ -87,7 +87,7 @@ void CallsModel::fill(Row& row, const Columns& columns)
     row.attempts = quint8(std::clamp(columns.attempts, 0, 255));
     row.outcome = quint8(columns.outcome);
     row.flags = quint8((row.flags & (Row::Dirty | Row::ForeignId)) | (columns.isToolCall() ? Row::IsToolCall : 0)
-        | (columns.healed ? Row::Healed : 0));
+        | (columns.healed ? Row::Healed : 0) | (columns.inputDeclined ? Row::InputDeclined : 0));
 }
 
 void CallsModel::ingest(const CallRecord& record)
@@ -247,6 +247,8 @@ QVariant CallsModel::data(const QModelIndex& index, int role) const
         return int(row.attempts);
     case CallsModelRole::HealedRole:
         return bool(row.flags & Row::Healed);
+    case CallsModelRole::InputDeclinedRole:
+        return bool(row.flags & Row::InputDeclined);
     default:
         return {};
     }

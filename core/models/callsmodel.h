@@ -47,6 +47,7 @@ public:
             Healed = 0x2,
             Dirty = 0x4, ///< shown and changed since the last flush
             ForeignId = 0x8, ///< the call id is not a canonical UUID; it is kept on the side
+            InputDeclined = 0x10, ///< McpScope declined an elicitation the server sent during the call
         };
 
         QUuid id; ///< the call id; null when ForeignId is set

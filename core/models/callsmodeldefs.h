@@ -32,6 +32,7 @@ enum Role {
     DurationRole, ///< qint64 ms, or an invalid QVariant while pending
     AttemptsRole, ///< int
     HealedRole, ///< bool: a reconnect healed the transport during the call
+    InputDeclinedRole, ///< bool: the server asked for input (elicitation) and McpScope declined
 };
 } // namespace CallsModelRole
 

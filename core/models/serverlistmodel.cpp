@@ -170,7 +170,7 @@ QVariant ServerListModel::columnValue(const Row& row, int column) const
     case ServerListModelColumn::State:
         return int(c->state());
     case ServerListModelColumn::SessionId:
-        return c->sessionId();
+        return c->shownSessionId();
     case ServerListModelColumn::ProtocolVersion:
         return session ? session->details().protocolVersion : QString();
     case ServerListModelColumn::BreakerState:
@@ -218,7 +218,7 @@ QVariant ServerListModel::data(const QModelIndex& index, int role) const
     case ServerListModelRole::StateRole:
         return int(c->state());
     case ServerListModelRole::SessionIdRole:
-        return c->sessionId();
+        return c->shownSessionId();
     case ServerListModelRole::ProtocolVersionRole:
         return columnValue(row, ServerListModelColumn::ProtocolVersion);
     case ServerListModelRole::ServerInfoRole:

@@ -49,6 +49,7 @@ public:
     /// The Mcp-Session-Id, or for a server that issues none, an identity of this connection, so a
     /// reconnect is still recognisable as a new session.
     QString sessionId() const override { return m_sessionId.isEmpty() ? m_localIdentity : m_sessionId; }
+    QString assignedSessionId() const override { return m_sessionId; }
     void setProtocolVersion(const QString& version) override;
     void forgetSession() override { m_sessionId.clear(); }
     bool hasServerSession() const override { return true; }

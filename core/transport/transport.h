@@ -43,6 +43,9 @@ public:
     virtual void abort() = 0;
     /// The session id the transport carries (HTTP), or an identity for the peer (stdio: "pid:N").
     virtual QString sessionId() const = 0;
+    /// The id the server gave this channel, empty when it gave none: what a person is shown (sessionId()
+    /// may be a local stand-in, e.g. "connection:N" for a Streamable HTTP server without sessions).
+    virtual QString assignedSessionId() const { return sessionId(); }
     virtual void setProtocolVersion(const QString& version) { Q_UNUSED(version) }
     /// Forgets the session id without telling the server (the client-side expiry action).
     virtual void forgetSession() { }

@@ -12,6 +12,7 @@
 #include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QPointer>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -77,9 +78,13 @@ CallsPanel::CallsPanel(QWidget* parent)
         showCurrentDetails();
         Q_EMIT currentCallChanged(currentCallId());
     });
-    // Keep the newest call in view while nothing is selected.
+    // New calls stay in view while the list shows its end; a user who scrolled up to read keeps the place.
+    connect(m_presentation, &QAbstractItemModel::rowsAboutToBeInserted, this, [this] {
+        const QScrollBar* bar = m_view->verticalScrollBar();
+        m_followNewest = bar->value() >= bar->maximum() - 2;
+    });
     connect(m_presentation, &QAbstractItemModel::rowsInserted, this, [this] {
-        if (!m_view->currentIndex().isValid())
+        if (m_followNewest)
             m_view->scrollToBottom();
     });
 }

@@ -94,6 +94,7 @@ private:
 
     RecordLookup m_lookup;
     quint64 m_detailRequest = 0;
+    bool m_followNewest = true; ///< the list showed its end when rows were about to arrive
     RawMessages m_raw;
 };
 

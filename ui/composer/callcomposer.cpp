@@ -107,7 +107,6 @@ CallComposer::CallComposer(QWidget* parent)
     m_progressText->hide();
 
     m_call->setDefault(true);
-    m_call->setToolTip(tr("Send tools/call (Ctrl+Return)"));
     m_cancel->setToolTip(tr("Cancel the running call (Esc)"));
     m_cancel->setEnabled(false);
 
@@ -171,6 +170,7 @@ void CallComposer::setTool(const QJsonObject& toolJson)
     m_description->setText(description);
     m_description->setVisible(!description.isEmpty());
 
+    updateCallButton();
     m_form->setSchema(toolJson.value(QStringLiteral("inputSchema")).toObject());
     m_syncing = true;
     m_json->setPlainText(SchemaForm::toJsonText(m_form->value()));
@@ -192,7 +192,7 @@ std::optional<QJsonObject> CallComposer::arguments() const
 void CallComposer::setRunning(bool running)
 {
     m_running = running;
-    m_call->setEnabled(!running);
+    updateCallButton();
     m_cancel->setEnabled(running);
     m_escape->setEnabled(running);
     m_progress->setVisible(running);
@@ -201,6 +201,13 @@ void CallComposer::setRunning(bool running)
         m_progress->setRange(0, 0);
         m_progressText->setText(tr("Running…"));
     }
+}
+
+void CallComposer::updateCallButton()
+{
+    const bool noTool = m_tool.value(QLatin1String("name")).toString().isEmpty();
+    m_call->setEnabled(!m_running && !noTool);
+    m_call->setToolTip(noTool ? tr("Select a tool in the table above first") : tr("Send tools/call (Ctrl+Return)"));
 }
 
 void CallComposer::setProgress(double progress, std::optional<double> total, const QString& message)

@@ -57,6 +57,8 @@ private:
     void jsonEdited();
     void requestCall();
     void updateProblems();
+    /// Call is disabled, saying why, while no tool is selected or a call runs.
+    void updateCallButton();
     void setJsonError(const QString& error);
 
     QJsonObject m_tool;

@@ -16,20 +16,22 @@ FaultBar::FaultBar(std::function<ServerConnection*()> currentConnection, QWidget
 {
     setObjectName(QStringLiteral("faultBar"));
     addWidget(new QLabel(tr(" Faults: "), this));
-    addAction(tr("Expire (server)"), this, [this] {
+    m_serverActions.append(addAction(tr("Expire (server)"), this, [this] {
         QString error;
         if (ServerConnection* c = m_currentConnection(); c && !c->expireSession(true, &error))
             Q_EMIT statusMessage(error);
-    })->setToolTip(tr("Ask the server to end the session (DELETE)"));
-    addAction(tr("Expire (client)"), this, [this] {
+    }));
+    m_serverActions.last()->setToolTip(tr("Ask the server to end the session (DELETE)"));
+    m_serverActions.append(addAction(tr("Expire (client)"), this, [this] {
         QString error;
         if (ServerConnection* c = m_currentConnection(); c && !c->expireSession(false, &error))
             Q_EMIT statusMessage(error);
-    })->setToolTip(tr("Forget the session id on the client"));
-    addAction(tr("Kill transport"), this, [this] {
+    }));
+    m_serverActions.last()->setToolTip(tr("Forget the session id on the client"));
+    m_serverActions.append(addAction(tr("Kill transport"), this, [this] {
         if (ServerConnection* c = m_currentConnection())
             c->killTransport();
-    });
+    }));
     addSeparator();
     m_faultKind = new QComboBox(this);
     m_faultKind->setObjectName(QStringLiteral("faultKind"));
@@ -43,25 +45,40 @@ FaultBar::FaultBar(std::function<ServerConnection*()> currentConnection, QWidget
     addWidget(m_faultKind);
     addWidget(m_faultCount);
     addWidget(m_faultDelay);
-    addAction(tr("Arm"), this, &FaultBar::armFault)->setObjectName(QStringLiteral("armFault"));
+    m_arm = addAction(tr("Arm"), this, &FaultBar::armFault);
+    m_arm->setObjectName(QStringLiteral("armFault"));
     m_armed = new QLabel(this);
     m_armed->setObjectName(QStringLiteral("armedFaults"));
     addWidget(m_armed);
+    // An HTTP server not routed through the fault proxy can be put there in one click.
+    m_routeThroughProxy = addAction(tr("Route through fault proxy"), this, [this] {
+        if (ServerConnection* c = m_currentConnection())
+            Q_EMIT routeThroughProxyRequested(c);
+    });
+    m_routeThroughProxy->setObjectName(QStringLiteral("routeThroughFaultProxy"));
+    m_routeThroughProxy->setToolTip(tr("Turn on the server's fault proxy option (Edit server) and reconnect, so "
+                                       "that HTTP faults can be armed"));
     addSeparator();
-    addAction(tr("Open breaker"), this, [this] {
+    m_serverActions.append(addAction(tr("Open breaker"), this, [this] {
         if (ServerConnection* c = m_currentConnection())
             c->openBreaker();
-    });
-    addAction(tr("Reset breaker"), this, [this] {
+    }));
+    m_serverActions.append(addAction(tr("Reset breaker"), this, [this] {
         if (ServerConnection* c = m_currentConnection())
             c->resetBreaker();
-    });
+    }));
+    refresh();
 }
 
 void FaultBar::refresh()
 {
     ServerConnection* c = m_currentConnection();
-    const bool stdio = c && c->activeTransport() == TransportKind::Stdio;
+    const bool stdio = c && !c->config().isHttp();
+    const bool unproxied = c && !stdio && !c->faultProxy();
+    for (QAction* action : std::as_const(m_serverActions)) {
+        action->setEnabled(c != nullptr);
+        action->setStatusTip(c ? QString() : tr("Select a server in the Servers list first."));
+    }
     const QString current = m_faultKind->currentText();
     m_faultKind->blockSignals(true);
     m_faultKind->clear();
@@ -73,10 +90,15 @@ void FaultBar::refresh()
     }
     m_faultKind->setCurrentText(current);
     m_faultKind->setEnabled(m_faultKind->count() > 0);
-    m_faultKind->setToolTip(m_faultKind->count() > 0
-            ? QString()
-            : tr("HTTP faults need the server routed through the fault proxy (Edit server)."));
+    const QString why = !c ? tr("Select a server in the Servers list first.")
+        : unproxied && c->config().viaFaultProxy
+        ? tr("%1 goes through the fault proxy from its next connect.").arg(c->name())
+        : tr("%1 is not behind the fault proxy: HTTP faults need it (Route through fault proxy).").arg(c->name());
+    m_faultKind->setToolTip(m_faultKind->count() > 0 ? QString() : why);
     m_faultKind->blockSignals(false);
+    m_arm->setEnabled(m_faultKind->count() > 0);
+    m_arm->setToolTip(m_faultKind->count() > 0 ? tr("Arm the fault for the next tools/call") : why);
+    m_routeThroughProxy->setVisible(unproxied && !c->config().viaFaultProxy);
     QStringList armed;
     if (c && c->faultProxy()) {
         for (const FaultProxy::Fault& f : c->faultProxy()->armed())
@@ -84,7 +106,13 @@ void FaultBar::refresh()
     }
     if (c && c->pendingStdioFaults() > 0)
         armed.append(tr("%n stdio fault(s)", nullptr, c->pendingStdioFaults()));
-    m_armed->setText(armed.isEmpty() ? tr(" nothing armed ") : tr(" armed: %1 ").arg(armed.join(QStringLiteral(", "))));
+    if (unproxied)
+        m_armed->setText(
+            c->config().viaFaultProxy ? tr(" fault proxy from the next connect ") : tr(" not behind the fault proxy "));
+    else
+        m_armed->setText(
+            armed.isEmpty() ? tr(" nothing armed ") : tr(" armed: %1 ").arg(armed.join(QStringLiteral(", "))));
+    m_armed->setToolTip(unproxied ? why : QString());
 }
 
 void FaultBar::armFault()
@@ -93,7 +121,7 @@ void FaultBar::armFault()
     if (!c || m_faultKind->currentText().isEmpty())
         return;
     const QString name = m_faultKind->currentText();
-    if (c->activeTransport() == TransportKind::Stdio) {
+    if (!c->config().isHttp()) {
         const StdioFault kind = StdioFaultNames.fromName(name).value_or(StdioFault::Delay);
         for (int i = 0; i < m_faultCount->value(); ++i)
             c->armStdioFault(kind, m_faultDelay->value());

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <QList>
 #include <QToolBar>
 
 #include <functional>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QSpinBox;
@@ -29,6 +31,8 @@ public:
 
 Q_SIGNALS:
     void statusMessage(const QString& text);
+    /// The user asked to put an HTTP server behind the fault proxy (Route through fault proxy).
+    void routeThroughProxyRequested(mcpscope::ServerConnection* connection);
 
 private:
     void armFault();
@@ -38,6 +42,9 @@ private:
     QSpinBox* m_faultCount = nullptr;
     QSpinBox* m_faultDelay = nullptr;
     QLabel* m_armed = nullptr;
+    QAction* m_arm = nullptr;
+    QAction* m_routeThroughProxy = nullptr;
+    QList<QAction*> m_serverActions; ///< what needs a selected server
 };
 
 } // namespace mcpscope

@@ -13,6 +13,7 @@
 #include "mainwindow/faultbar.h"
 #include "mainwindow/mainmenus.h"
 #include "mainwindow/serveractions.h"
+#include "mainwindow/serverbanner.h"
 #include "mainwindow/serveroverview.h"
 #include "mainwindow/serversdock.h"
 #include "mainwindow/theme.h"
@@ -89,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_faultBar = new FaultBar([this] { return currentConnection(); }, this);
     addToolBar(m_faultBar);
     connect(m_faultBar, &FaultBar::statusMessage, this, &MainWindow::setStatus);
+    connect(m_faultBar, &FaultBar::routeThroughProxyRequested, m_serverActions, &ServerActions::routeThroughFaultProxy);
 
     m_status = new QLabel(this);
     statusBar()->addWidget(m_status, 1);
@@ -167,7 +169,8 @@ void MainWindow::createCentre()
         m_centre->setCurrentWidget(m_resources);
         m_resources->openUri(uri);
     });
-    m_empty = new EmptyState(m_serverPresentation, m_centre, this);
+    m_banner = new ServerBanner(this);
+    m_empty = new EmptyState(m_serverPresentation, ServerBanner::wrap(m_banner, m_centre, this), this);
     setCentralWidget(m_empty);
 }
 
@@ -280,8 +283,9 @@ void MainWindow::selectTool(const QString& name)
 
 void MainWindow::onServerSelected()
 {
-    m_toolsModel->setConnection(currentConnection());
+    // Cleared first: the tools page keeps its tool across a re-list of the same server, not another's.
     m_tools->clearTool();
+    m_toolsModel->setConnection(currentConnection());
     m_outputView->showServer(currentConnection() ? currentConnection()->name() : QString());
     refreshServerViews();
 }
@@ -293,6 +297,7 @@ void MainWindow::refreshServerViews()
     m_authController->show(c);
     m_centre->setTabVisible(AuthTab, c && c->auth());
     m_overview->showConnection(c, m_authController);
+    m_banner->showConnection(c);
     m_prompts->showConnection(c);
     m_resources->showConnection(c);
     m_faultBar->refresh();

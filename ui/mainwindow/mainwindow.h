@@ -31,6 +31,7 @@ class ServerConnection;
 class ServerListModel;
 class ServerListPresentation;
 class ServerActions;
+class ServerBanner;
 class ServerOutput;
 class ServerOutputView;
 class ServerOverview;
@@ -132,6 +133,7 @@ private:
     QTabWidget* m_centre = nullptr;
     EmptyState* m_empty = nullptr;
     ServerOverview* m_overview = nullptr;
+    ServerBanner* m_banner = nullptr;
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;
     PromptsPage* m_prompts = nullptr;

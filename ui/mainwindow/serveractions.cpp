@@ -41,20 +41,35 @@ ServerActions::ServerActions(
     m_duplicate = add(
         tr("D&uplicate"), [this](ServerConnection* c) { Q_EMIT serverAdded(m_session->duplicateServer(c->name())); });
     m_remove = add(tr("Re&move"), [this](ServerConnection* c) { removeServer(c); });
-    m_copySessionId
-        = add(tr("Copy Session &Id"), [](ServerConnection* c) { QApplication::clipboard()->setText(c->sessionId()); });
+    m_copySessionId = add(
+        tr("Copy Session &Id"), [](ServerConnection* c) { QApplication::clipboard()->setText(c->shownSessionId()); });
     refresh();
 }
 
 void ServerActions::refresh()
 {
-    const ServerConnection* c = m_currentConnection ? m_currentConnection() : nullptr;
-    const bool up
-        = c && (c->state() == ServerConnection::State::Ready || c->state() == ServerConnection::State::Suspect);
-    m_ping->setEnabled(up);
-    m_ping->setToolTip(!c ? tr("Ping: select a server first")
-            : up          ? tr("Ping %1 and show the round-trip time").arg(c->name())
-                 : tr("Ping: %1 is not connected (%2)").arg(c->name(), ServerConnection::stateName(c->state())));
+    using State = ServerConnection::State;
+    ServerConnection* c = m_currentConnection();
+    const QString none = tr("Select a server in the Servers list first.");
+    const auto set = [](QAction* action, bool enabled, const QString& why) {
+        action->setEnabled(enabled);
+        action->setToolTip(enabled ? action->text().remove(QLatin1Char('&')) : why);
+        action->setStatusTip(enabled ? QString() : why);
+    };
+    const State state = c ? c->state() : State::Disconnected;
+    const bool live = state == State::Ready || state == State::Connecting || state == State::Initializing
+        || state == State::Suspect || state == State::Reconnecting;
+    const bool down = state == State::Disconnected || state == State::Closed;
+    set(m_connect, c && !live, c ? tr("%1 is already connected or connecting.").arg(c->name()) : none);
+    set(m_disconnect, c && !down, c ? tr("%1 is not connected.").arg(c->name()) : none);
+    set(m_reconnect, c && !down, c ? tr("%1 is not connected: use Connect.").arg(c->name()) : none);
+    for (QAction* action : { m_edit, m_duplicate, m_remove })
+        set(action, c != nullptr, none);
+    set(m_copySessionId, c && !c->shownSessionId().isEmpty(),
+        c ? tr("%1 has no session id (not connected, or the server assigns none).").arg(c->name()) : none);
+    set(m_connectAll, !m_session->serverNames().isEmpty(), tr("The workspace has no servers yet: add one (Ctrl+N)."));
+    const bool up = state == State::Ready || state == State::Suspect;
+    set(m_ping, c && up, c ? tr("Ping: %1 is not connected (%2)").arg(c->name(), ServerConnection::stateName(state)) : none);
 }
 
 void ServerActions::ping(ServerConnection* c)
@@ -141,6 +156,26 @@ void ServerActions::editServer(ServerConnection* c, bool focusCredentials)
     m_session->changeServer(c->name(), config);
     applyCredentials(config.name, dialog);
     Q_EMIT statusMessage(tr("Server %1 changed; reconnect (F5) to apply transport changes.").arg(config.name));
+}
+
+void ServerActions::routeThroughFaultProxy(ServerConnection* c)
+{
+    if (!c || !c->config().isHttp() || c->config().viaFaultProxy)
+        return;
+    using State = ServerConnection::State;
+    const QString name = c->name();
+    const bool wasConnected = c->state() != State::Disconnected && c->state() != State::Closed;
+    ServerConfig config = c->config();
+    config.viaFaultProxy = true;
+    m_session->changeServer(name, config);
+    ServerConnection* changed = m_session->engine()->connection(name);
+    if (changed && wasConnected) {
+        // The proxy starts with the next connect; the session ends and a new one goes through it.
+        changed->disconnectFromServer();
+        changed->connectToServer();
+    }
+    Q_EMIT statusMessage(wasConnected ? tr("Server %1 now goes through the fault proxy; reconnecting.").arg(name)
+                                      : tr("Server %1 goes through the fault proxy from its next connect.").arg(name));
 }
 
 void ServerActions::applyCredentials(const QString& server, const ServerDialog& dialog)

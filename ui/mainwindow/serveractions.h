@@ -40,14 +40,17 @@ public:
     QAction* pingServer() const { return m_ping; }
     /// "3.2 ms at 18:40:02", or why the last ping failed; empty before the first.
     QString lastPingText(const QString& server) const { return m_lastPing.value(server); }
-    /// Enables what applies to the selected server; a disabled ping says why in its tool tip.
-    void refresh();
     /// The Server menu, in order; nullptr stands for a separator.
     QList<QAction*> menuActions() const;
     /// What the servers view offers on a right click.
     QList<QAction*> contextActions() const;
     /// The server dialog with the focus on its Authorization group (the Auth view's Edit Client Credentials).
     void editCredentials(ServerConnection* c);
+    /// Enables the actions that apply to the selected server; a disabled one says why (tooltip, status tip).
+    void refresh();
+    /// Turns on an HTTP server's fault proxy option (saved with the workspace) and reconnects it if it was
+    /// connected, so that the fault bar can arm HTTP faults.
+    void routeThroughFaultProxy(ServerConnection* c);
 
 Q_SIGNALS:
     void serverAdded(const QString& name);

@@ -41,10 +41,9 @@ void ServerOverview::showConnection(const ServerConnection* c, const AuthControl
     const ClientSession* s = c->session();
     QString html = tr("<h2>%1</h2>").arg(c->name().toHtmlEscaped());
     html += tr("<p><b>State:</b> %1 &nbsp; <b>Transport:</b> %2</p>")
-                .arg(Presentation::stateText(c->state()), Presentation::transportText(c->activeTransport()));
-    if (!c->lastError().isEmpty() && c->state() == ServerConnection::State::Failed)
-        html += tr("<p style='color:#b02a37'><b>Last error:</b> %1</p>")
-                    .arg(c->lastError().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+                .arg(Presentation::stateText(c->state()),
+                    Presentation::transportText(s ? c->activeTransport() : c->config().transport));
+    // A failed start's error is in the banner above every tab (ServerBanner), not repeated here.
     if (const QString ping = m_pingLookup ? m_pingLookup(c->name()) : QString(); !ping.isEmpty())
         html += tr("<p><b>Last ping:</b> %1</p>").arg(ping.toHtmlEscaped());
     // A server that never asked for authorization has nothing to say here.
@@ -64,7 +63,7 @@ void ServerOverview::showConnection(const ServerConnection* c, const AuthControl
         html += tr("<p><b>Server:</b> %1 %2<br><b>Protocol:</b> %3<br><b>Session:</b> <code>%4</code></p>")
                     .arg(d.serverInfo.value(QLatin1String("name")).toString().toHtmlEscaped(),
                         d.serverInfo.value(QLatin1String("version")).toString().toHtmlEscaped(), d.protocolVersion,
-                        c->sessionId().toHtmlEscaped());
+                        c->shownSessionId().isEmpty() ? tr("—") : c->shownSessionId().toHtmlEscaped());
         QStringList capabilities;
         for (auto it = d.capabilities.constBegin(); it != d.capabilities.constEnd(); ++it) {
             QStringList flags;

@@ -11,9 +11,9 @@ namespace mcpscope {
 class AuthController;
 class ServerConnection;
 
-/// The Overview tab: a server's state and transport, its last error, what it said in initialize
-/// (server info, protocol version, session id, capabilities, instructions), its authorization (HTTP) and
-/// its breaker.
+/// The Overview tab: a server's state and transport, what it said in initialize (server info, protocol
+/// version, session id, capabilities, instructions), its authorization (HTTP) and its breaker. Its last
+/// error is in the ServerBanner above all tabs.
 class ServerOverview : public QScrollArea
 {
     Q_OBJECT

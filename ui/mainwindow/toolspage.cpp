@@ -8,6 +8,8 @@
 #include "result/resultview.h"
 
 #include <QHeaderView>
+#include <QJsonObject>
+#include <QShortcut>
 #include <QTableView>
 
 #include <memory>
@@ -36,8 +38,22 @@ ToolsPage::ToolsPage(
     // Enough of the tools table to compare annotations at a glance, and room for the composer.
     setSizes({ 360, 420 });
 
-    connect(m_toolsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-        [this](const QModelIndex& index) { m_composer->setTool(index.data(ToolsModelRole::ToolRole).toJsonObject()); });
+    connect(m_toolsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ToolsPage::onToolSelected);
+    // A reconnect or heal lists the tools again (a model reset): the composer keeps its tool and
+    // arguments while the new list is on its way, and the tool is selected again when it is back.
+    connect(m_tools, &QAbstractItemModel::modelAboutToBeReset, this,
+        [this] { m_keptTool = m_composer->tool().value(QLatin1String("name")).toString(); });
+    connect(m_tools, &QAbstractItemModel::modelReset, this, &ToolsPage::reselectKeptTool);
+    // Ctrl+Return calls the selected tool from the table too (the composer has its own shortcut).
+    for (const QKeySequence& keys :
+        { QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter) }) {
+        auto* shortcut = new QShortcut(keys, m_toolsView);
+        shortcut->setContext(Qt::WidgetShortcut);
+        connect(shortcut, &QShortcut::activated, this, [this] {
+            if (!m_composer->isRunning())
+                callSelectedTool();
+        });
+    }
     connect(m_composer, &CallComposer::callRequested, this, [this] { callSelectedTool(); });
     connect(m_composer, &CallComposer::cancelRequested, this, [this] {
         if (m_runningOn && !m_runningCall.isEmpty())
@@ -60,7 +76,41 @@ bool ToolsPage::selectTool(const QString& name)
 
 void ToolsPage::clearTool()
 {
+    m_keptTool.clear();
     m_composer->setTool({});
+    m_result->clear();
+}
+
+void ToolsPage::onToolSelected(const QModelIndex& index)
+{
+    if (!index.isValid()) {
+        // The list went away for a re-list: keep what the user typed until it is back.
+        if (m_keptTool.isEmpty())
+            m_composer->setTool({});
+        return;
+    }
+    const QJsonObject tool = index.data(ToolsModelRole::ToolRole).toJsonObject();
+    const QJsonObject shown = m_composer->tool();
+    m_keptTool.clear();
+    // The same tool with the same schema (it came back after a reconnect): the arguments stay.
+    if (!shown.isEmpty() && shown.value(QLatin1String("name")) == tool.value(QLatin1String("name"))
+        && shown.value(QLatin1String("inputSchema")) == tool.value(QLatin1String("inputSchema")))
+        return;
+    m_composer->setTool(tool);
+    // Another tool: the last result belongs to the one before it.
+    if (m_runningCall.isEmpty())
+        m_result->clear();
+}
+
+void ToolsPage::reselectKeptTool()
+{
+    if (m_keptTool.isEmpty() || m_tools->rowCount() == 0)
+        return;
+    if (!selectTool(m_keptTool)) {
+        // The server no longer lists the tool.
+        m_keptTool.clear();
+        m_composer->setTool({});
+    }
 }
 
 void ToolsPage::callSelectedTool()

@@ -8,6 +8,7 @@
 #include <functional>
 
 class QAbstractItemModel;
+class QModelIndex;
 class QTableView;
 
 namespace mcpscope {
@@ -47,6 +48,8 @@ Q_SIGNALS:
 
 private:
     void onCallUpdated(const CallRecord& record);
+    void onToolSelected(const QModelIndex& index);
+    void reselectKeptTool();
 
     Engine* m_engine;
     QAbstractItemModel* m_tools;
@@ -55,6 +58,8 @@ private:
     CallComposer* m_composer = nullptr;
     ResultView* m_result = nullptr;
     QString m_runningCall;
+    /// The composer's tool while the tools are listed again (a reconnect or heal).
+    QString m_keptTool;
     QPointer<ServerConnection> m_runningOn;
 };
 

@@ -426,12 +426,19 @@ QVariant CallsPresentation::data(const QModelIndex& index, int role) const
         break;
     case Outcome: {
         const auto outcome = CallOutcome(raw.toInt());
+        // A success made without the input the server asked for is not shown green.
+        const bool declined = outcome == CallOutcome::Success
+            && QIdentityProxyModel::data(index, CallsModelRole::InputDeclinedRole).toBool();
+        const QColor colour = declined ? QColor(0xf0, 0xc0, 0x40) : Presentation::outcomeColour(outcome);
         if (role == Qt::DisplayRole)
-            return Presentation::outcomeText(outcome);
+            return declined ? tr("input declined") : Presentation::outcomeText(outcome);
+        if (role == Qt::ToolTipRole && declined)
+            return tr("The server asked for input (elicitation/create) and McpScope declined it: the result is what "
+                      "the tool does without that input.");
         if (role == Qt::BackgroundRole)
-            return Presentation::outcomeColour(outcome);
+            return colour;
         if (role == Qt::ForegroundRole)
-            return Presentation::textOn(Presentation::outcomeColour(outcome));
+            return Presentation::textOn(colour);
         if (role == Qt::FontRole && outcome == CallOutcome::OutcomeUncertain) {
             QFont font;
             font.setBold(true);

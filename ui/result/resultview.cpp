@@ -1,5 +1,6 @@
 #include "resultview.h"
 
+#include "calllog/callsummary.h"
 #include "jsontree.h"
 
 #include <QHeaderView>
@@ -140,6 +141,14 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
                                   record.rule.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(record.rule),
                                   record.error.value(QLatin1String("message")).toString().toHtmlEscaped()));
         m_banner->setStyleSheet(QStringLiteral("background:#f8d7da;color:#58151c;border:1px solid #d9534f;"));
+        m_banner->show();
+    }
+
+    if (record.outcome == CallOutcome::Success && CallSummary::declinedInput(record)) {
+        m_banner->setText(tr("<b>Input declined</b><br>The server asked for input during the call "
+                             "(elicitation/create) and McpScope declined it: this result is what the tool does "
+                             "without that input."));
+        m_banner->setStyleSheet(QStringLiteral("background:#fff3cd;color:#664d03;border:1px solid #e0b000;"));
         m_banner->show();
     }
 
