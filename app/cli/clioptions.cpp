@@ -104,7 +104,7 @@ QString CliApp::helpText()
                "  --progress                  print progress notifications as they arrive (stderr)\n"
                "  --stderr FILE               write the server's stderr to FILE instead of ours\n"
                "  --log-level LEVEL           send logging/setLevel first; log notifications go to stderr\n"
-               "  --root URI-OR-PATH          answer roots/list with this root (repeatable)\n"
+               "  --root URI-OR-PATH          declare roots and answer roots/list with this root (repeatable)\n"
                "  --sampling-text TEXT        answer sampling/createMessage with this text\n"
                "  --elicit accept|decline|cancel  answer elicitation/create (default: decline)\n"
                "  --elicit-content JSON       content for an accepted elicitation (schema defaults fill the rest)\n"
@@ -446,6 +446,8 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         script.insert(QStringLiteral("elicitation"), elicitation);
     }
     m_responder.setScript(script);
+    // Roots are declared when --root, a responses file or the server's configuration gives some.
+    m_responder.setDeclareUnscriptedRoots(false);
 
     if (parser.isSet(faultProxyOpt) && !m_config.isHttp()) {
         *error = tr("--fault-proxy needs an HTTP server (--url or an HTTP entry of --config)");

@@ -11,12 +11,14 @@ ScriptedResponder::ScriptedResponder(QJsonObject script)
 QJsonObject ScriptedResponder::capabilities() const
 {
     // Declared even when unscripted, so servers show every tool; unscripted requests are declined.
-    return {
-        { QStringLiteral("roots"), QJsonObject { { QStringLiteral("listChanged"), false } } },
+    QJsonObject capabilities {
         { QStringLiteral("sampling"), QJsonObject() },
         { QStringLiteral("elicitation"),
             QJsonObject { { QStringLiteral("form"), QJsonObject() }, { QStringLiteral("url"), QJsonObject() } } },
     };
+    if (m_declareUnscriptedRoots || m_script.contains(QLatin1String("roots")))
+        capabilities.insert(QStringLiteral("roots"), QJsonObject { { QStringLiteral("listChanged"), false } });
+    return capabilities;
 }
 
 QJsonObject ScriptedResponder::elicitationResult(const QJsonObject& script, const QJsonObject& params)

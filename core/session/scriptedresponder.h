@@ -22,6 +22,10 @@ public:
     void setScript(const QJsonObject& script) { m_script = script; }
     const QJsonObject& script() const { return m_script; }
     int requestsAnswered() const { return m_answered; }
+    /// Whether roots are declared when the script has none. The CLI turns this off: a server told of roots
+    /// may ask for them and stay alive after stdin closes (server-everything does), so every one-shot
+    /// command would wait out the shutdown grace.
+    void setDeclareUnscriptedRoots(bool declare) { m_declareUnscriptedRoots = declare; }
 
     QJsonObject capabilities() const override;
     void respond(const JsonRpcMessage& request, Reply reply) override;
@@ -32,6 +36,7 @@ public:
 private:
     QJsonObject m_script;
     int m_answered = 0;
+    bool m_declareUnscriptedRoots = true;
 };
 
 } // namespace mcpscope

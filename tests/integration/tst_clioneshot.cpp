@@ -1,0 +1,50 @@
+// A one-shot mcpscope-cli command declares roots only when it has some to give (--root, a responses
+// file's "roots", or the server's configured roots). server-everything, told of roots, asks for them and
+// stays alive after stdin closes, so every one-shot command used to wait out the 2 s shutdown grace
+// (issue 17: 2.3 s for a call whose result was ready at 0.16 s). server-everything registers
+// get-roots-list only for a client that declares roots, so its tool list shows what was declared.
+
+#include "clirun.h"
+
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace mcpscope::test;
+
+namespace {
+
+QString everythingCommand()
+{
+    return u'"' + QStringLiteral(MCPSCOPE_NODE) + u"\" \""_s + QStringLiteral(MCPSCOPE_PEERS_DIR)
+        + u"/node_modules/@modelcontextprotocol/server-everything/dist/index.js\" stdio"_s;
+}
+
+} // namespace
+
+class TestCliOneShot : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void noRootsDeclaredWithoutRoots()
+    {
+        const CliRun run = runCli({ u"--stdio"_s, everythingCommand(), u"tools"_s });
+        QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
+        const QString out = QString::fromUtf8(run.out);
+        QVERIFY2(out.contains(u"echo"_s), run.report().constData());
+        // Sampling and elicitation stay declared (declined unless scripted), so their tools are listed.
+        QVERIFY2(out.contains(u"trigger-sampling-request"_s), run.report().constData());
+        QVERIFY2(!out.contains(u"get-roots-list"_s), run.report().constData());
+    }
+
+    void rootFlagDeclaresAndAnswersRoots()
+    {
+        const CliRun run
+            = runCli({ u"--stdio"_s, everythingCommand(), u"--root"_s, u"file:///srv/project"_s, u"call"_s,
+                u"get-roots-list"_s, u"{}"_s });
+        QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
+        QVERIFY2(QString::fromUtf8(run.out).contains(u"file:///srv/project"_s), run.report().constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliOneShot)
+#include "tst_clioneshot.moc"
