@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "engine/serverauth.h"
 #include "engine/serverconnection.h"
+#include "guienvironment.h"
 #include "mainwindow/authstepmodel.h"
 #include "mainwindow/authview.h"
 #include "mainwindow/mainwindow.h"
@@ -37,12 +38,6 @@ using mcpscope::ServerAuth;
 
 namespace {
 
-QTemporaryDir& configDir()
-{
-    static QTemporaryDir dir;
-    return dir;
-}
-
 int tabIndex(const QTabWidget* tabs, const QString& text)
 {
     for (int i = 0; i < tabs->count(); ++i) {
@@ -55,10 +50,7 @@ int tabIndex(const QTabWidget* tabs, const QString& text)
 } // namespace
 
 [[maybe_unused]] static const bool s_environment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
-    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
+    mcpscope::test::useScratchGuiEnvironment();
     // Tokens stay in this process: the tab is under test here, the keychain in tst_authflow.
     qputenv("MCPSCOPE_TOKEN_STORE", "memory");
     return true;
@@ -83,7 +75,7 @@ private:
 
 void TestAuthTab::initTestCase()
 {
-    QVERIFY(configDir().isValid());
+    QVERIFY(mcpscope::test::scratchConfigDir().isValid());
     QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_authtab"));
     QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_NODE)), "the pinned Node 22 is missing: npm ci in tests/peers");
@@ -97,7 +89,7 @@ void TestAuthTab::cleanupTestCase()
 
 bool TestAuthTab::openWorkspace(MainWindow& window)
 {
-    const QString path = configDir().filePath(QStringLiteral("workspace.json"));
+    const QString path = mcpscope::test::scratchConfigDir().filePath(QStringLiteral("workspace.json"));
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return false;

@@ -8,6 +8,7 @@
 #include "composer/callcomposer.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "guienvironment.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/serverbanner.h"
 #include "mainwindow/workspacesession.h"
@@ -51,12 +52,6 @@ using namespace mcpscope;
 
 namespace {
 
-QTemporaryDir& configDir()
-{
-    static QTemporaryDir dir;
-    return dir;
-}
-
 QJsonObject everythingStdio()
 {
     return { { QStringLiteral("transport"), QStringLiteral("stdio") },
@@ -66,14 +61,7 @@ QJsonObject everythingStdio()
 
 } // namespace
 
-// Before QApplication: headless by hand too, and settings and call logs in a scratch directory.
-[[maybe_unused]] static const bool s_environment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
-    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
-    return true;
-}();
+[[maybe_unused]] static const bool s_environment = test::useScratchGuiEnvironment();
 
 class TestEverydayFriction : public QObject
 {
@@ -108,11 +96,11 @@ private:
 
 void TestEverydayFriction::initTestCase()
 {
-    QVERIFY(configDir().isValid());
+    QVERIFY(test::scratchConfigDir().isValid());
     QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_everydayfriction"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, configDir().path());
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, configDir().path());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, test::scratchConfigDir().path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, test::scratchConfigDir().path());
     QVERIFY2(QFile::exists(test::everythingScript()), qPrintable(test::everythingScript()));
 }
 

@@ -1,6 +1,7 @@
 #include "config/workspace.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "guienvironment.h"
 #include "mainwindow/emptystate.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/theme.h"
@@ -33,12 +34,6 @@ using mcpscope::MainWindow;
 using mcpscope::ServerConfig;
 
 namespace {
-
-QTemporaryDir& configDir()
-{
-    static QTemporaryDir dir;
-    return dir;
-}
 
 /// Runs answer(widget) on the next modal widget, once it is on screen (exec() shows it before its loop
 /// runs, so it is polled for a little). *seen tells whether one came.
@@ -85,13 +80,7 @@ QByteArray readAll(const QString& path)
 
 } // namespace
 
-[[maybe_unused]] static const bool s_environment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
-    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
-    return true;
-}();
+[[maybe_unused]] static const bool s_environment = mcpscope::test::useScratchGuiEnvironment();
 
 // What a new user meets: the empty state, the prompt before quitting with unsaved servers, a save
 // that keeps ${workspaceFolder}, and docks that come back from the View menu.
@@ -122,11 +111,11 @@ private:
 
 void TestFirstRun::initTestCase()
 {
-    QVERIFY(configDir().isValid());
+    QVERIFY(mcpscope::test::scratchConfigDir().isValid());
     QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_firstrun"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, configDir().path());
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, configDir().path());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, mcpscope::test::scratchConfigDir().path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, mcpscope::test::scratchConfigDir().path());
 }
 
 void TestFirstRun::init()

@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
+#include "guienvironment.h"
 #include "mainwindow/mainwindow.h"
 #include "models/callsmodel.h"
 #include "models/callsmodeldefs.h"
@@ -51,29 +52,10 @@ namespace ServerListModelRole = mcpscope::ServerListModelRole;
 namespace ToolsModelRole = mcpscope::ToolsModelRole;
 namespace test = mcpscope::test;
 
-namespace {
-
-// The window reads and writes QSettings (theme, geometry, last workspace): keep them in a scratch
-// directory so a test run never sees or changes the user's own settings.
-QTemporaryDir& configDir()
-{
-    static QTemporaryDir dir;
-    return dir;
-}
-
-} // namespace
-
 // QTEST_MAIN builds the QApplication; this initializer runs before it, so that running the binary
 // by hand stays headless like CTest (which sets QT_QPA_PLATFORM=offscreen itself), and QSettings
 // resolves its paths against the scratch XDG_CONFIG_HOME.
-[[maybe_unused]] static const bool s_environment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
-    // Each workspace's call log, too: a run never reads an earlier run's calls.
-    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
-    return true;
-}();
+[[maybe_unused]] static const bool s_environment = test::useScratchGuiEnvironment();
 
 class TestMainWindow : public QObject
 {
@@ -108,11 +90,11 @@ private:
 
 void TestMainWindow::initTestCase()
 {
-    QVERIFY(configDir().isValid());
+    QVERIFY(test::scratchConfigDir().isValid());
     QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
     QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, configDir().path());
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, configDir().path());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, test::scratchConfigDir().path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, test::scratchConfigDir().path());
     QVERIFY2(QFile::exists(test::nodeBinary()), qPrintable(test::nodeBinary()));
     QVERIFY2(QFile::exists(test::everythingScript()), qPrintable(test::everythingScript()));
 }

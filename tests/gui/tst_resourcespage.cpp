@@ -6,6 +6,7 @@
 
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "guienvironment.h"
 #include "mainwindow/mainwindow.h"
 #include "models/resourcesmodel.h"
 #include "peerprocess.h"
@@ -35,12 +36,6 @@ using namespace mcpscope;
 namespace {
 
 constexpr int WaitMs = 30000;
-
-QTemporaryDir& configDir()
-{
-    static QTemporaryDir dir;
-    return dir;
-}
 
 ServerConfig everythingConfig()
 {
@@ -112,13 +107,7 @@ struct Rig
 
 } // namespace
 
-[[maybe_unused]] static const bool s_environment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
-    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
-    return true;
-}();
+[[maybe_unused]] static const bool s_environment = test::useScratchGuiEnvironment();
 
 class TestResourcesPage : public QObject
 {
@@ -128,8 +117,8 @@ private Q_SLOTS:
     {
         QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_resourcespage"));
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, configDir().path());
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, configDir().path());
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, test::scratchConfigDir().path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, test::scratchConfigDir().path());
     }
 
     void listsNothingUntilShown()

@@ -4,6 +4,7 @@
 
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "guienvironment.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/serveractions.h"
 #include "mainwindow/serveroverview.h"
@@ -29,21 +30,7 @@
 
 using namespace mcpscope;
 
-namespace {
-QTemporaryDir& configDir()
-{
-    static QTemporaryDir dir;
-    return dir;
-}
-} // namespace
-
-[[maybe_unused]] static const bool s_environment = [] {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    qputenv("XDG_CONFIG_HOME", QFile::encodeName(configDir().path()));
-    qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(configDir().path() + QStringLiteral("/logs")));
-    return true;
-}();
+[[maybe_unused]] static const bool s_environment = test::useScratchGuiEnvironment();
 
 class TestServerOutput : public QObject
 {
