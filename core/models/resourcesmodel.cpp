@@ -7,6 +7,7 @@
 #include <QJsonArray>
 
 #include <memory>
+#include <utility>
 
 namespace mcpscope {
 
@@ -50,14 +51,28 @@ void ResourcesModel::setConnection(ServerConnection* connection)
         m_session->disconnect(this);
     m_connection = connection;
     m_session = nullptr;
+    m_resubscribe.clear();
     clearAll();
     if (!connection)
         return;
     connect(connection, &ServerConnection::sessionCreated, this, [this](ClientSession* session) {
+        // A new session (a heal, a reconnect) knows none of the old one's subscriptions: they are sent again
+        // once it is ready, and the updates seen so far stay in the history.
+        const QSet<QString> subscribed = m_subscribed;
+        const auto history = m_history;
         clearAll();
+        m_resubscribe.unite(subscribed);
+        m_history = history;
         watchSession(session);
     });
-    connect(connection, &ServerConnection::ready, this, &ResourcesModel::refresh);
+    connect(connection, &ServerConnection::ready, this, [this] {
+        refresh();
+        const QSet<QString> resubscribe = std::exchange(m_resubscribe, {});
+        if (canSubscribe()) {
+            for (const QString& uri : resubscribe)
+                subscribe(uri);
+        }
+    });
     connect(connection, &QObject::destroyed, this, &ResourcesModel::clearAll);
     watchSession(connection->session());
     refresh();
@@ -194,7 +209,7 @@ void ResourcesModel::setSubscription(const QString& uri, bool subscribe)
                 Q_EMIT self->subscriptionFailed(uri, failureText(method, record));
                 return;
             }
-            // A list refresh of the same session keeps it; a new session clears it (clearAll).
+            // A list refresh of the same session keeps it; a new session sends it again when it is ready.
             if (subscribe)
                 self->m_subscribed.insert(uri);
             else

@@ -93,6 +93,7 @@ private:
     QList<QJsonObject> m_resources;
     QList<QJsonObject> m_templates;
     QSet<QString> m_subscribed;
+    QSet<QString> m_resubscribe; ///< the subscriptions of the session before, sent again when the new one is ready
     QHash<QString, QList<ResourceUpdate>> m_history;
     /// Bumped by every refresh and every new session: a list answer for an older one is dropped.
     quint64 m_generation = 0;

@@ -180,6 +180,44 @@ private Q_SLOTS:
         QVERIFY(changed.wait(WaitMs));
         QVERIFY(!rig.model.isSubscribed(uri));
     }
+
+    void subscriptionIsSentAgainOnTheNewSession()
+    {
+        Rig rig;
+        QVERIFY(rig.connectAndList());
+        const QString uri = QStringLiteral("demo://resource/static/document/features.md");
+        QSignalSpy changed(&rig.model, &ResourcesModel::subscriptionChanged);
+        rig.model.subscribe(uri);
+        QVERIFY(changed.wait(WaitMs));
+        const QString before = rig.connection->session()->sessionId();
+
+        // The transport dies (the server process is killed): the engine heals it with a new session and a new
+        // server process, which has no subscriptions until McpScope sends resources/subscribe again.
+        QSignalSpy records(&rig.engine, &Engine::callUpdated);
+        changed.clear();
+        rig.connection->killTransport();
+        QVERIFY(changed.wait(WaitMs));
+        QCOMPARE(changed.first().at(0).toString(), uri);
+        QCOMPARE(changed.first().at(1).toBool(), true);
+        QVERIFY(rig.model.isSubscribed(uri));
+        QVERIFY(rig.connection->session()->sessionId() != before);
+        int subscribes = 0;
+        for (const QList<QVariant>& args : std::as_const(records)) {
+            const CallRecord record = args.first().value<CallRecord>();
+            if (record.method == QLatin1String("resources/subscribe") && record.outcome == CallOutcome::Success)
+                ++subscribes;
+        }
+        QCOMPARE(subscribes, 1);
+
+        // Updates flow on the new session: the new server process sends them for the resent subscription.
+        QSignalSpy updated(&rig.model, &ResourcesModel::resourceUpdated);
+        const CallRecord toggle = rig.call(QStringLiteral("tools/call"),
+            { { QStringLiteral("name"), QStringLiteral("toggle-subscriber-updates") },
+                { QStringLiteral("arguments"), QJsonObject {} } });
+        QCOMPARE(toggle.outcome, CallOutcome::Success);
+        QVERIFY(updated.count() > 0 || updated.wait(WaitMs));
+        QCOMPARE(updated.first().first().toString(), uri);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestResourcesModel)
