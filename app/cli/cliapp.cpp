@@ -1,5 +1,6 @@
 #include "cliapp.h"
 
+#include "calllog/callsummary.h"
 #include "clijson.h"
 #include "config/workspace.h"
 #include "conformanceclient.h"
@@ -278,7 +279,10 @@ void CliApp::runCommand()
             { QStringLiteral("protocolVersion"), d.protocolVersion },
             { QStringLiteral("capabilities"), d.capabilities },
             { QStringLiteral("instructions"), d.instructions },
-            { QStringLiteral("sessionId"), d.sessionId },
+            // The id the server assigned (Mcp-Session-Id, the legacy endpoint's sessionId), never McpScope's own
+            // connection counter: null on stdio.
+            { QStringLiteral("sessionId"),
+                m_connection->shownSessionId().isEmpty() ? QJsonValue() : QJsonValue(m_connection->shownSessionId()) },
             { QStringLiteral("transport"), transportKindName(m_connection->activeTransport()) },
         };
         complete(reply);
@@ -351,6 +355,8 @@ void CliApp::runCommand()
                     const ToolCallResult call = ToolCallResult::fromResult(
                         record.result.toObject(), current ? current->tool(toolName) : nullptr);
                     extra.insert(QStringLiteral("isError"), call.isError);
+                    if (CallSummary::declinedInput(record))
+                        extra.insert(QStringLiteral("inputDeclined"), true);
                     extra.insert(QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict));
                     if (!call.schemaError.isEmpty())
                         extra.insert(QStringLiteral("schemaError"), call.schemaError);

@@ -69,8 +69,11 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
         if (info.contains(QLatin1String("title")))
             o << " (" << info.value(QLatin1String("title")).toString() << ')';
         o << "\nTransport:    " << result.value(QLatin1String("transport")).toString()
-          << "\nProtocol:     " << result.value(QLatin1String("protocolVersion")).toString()
-          << "\nSession:      " << result.value(QLatin1String("sessionId")).toString() << "\nCapabilities: ";
+          << "\nProtocol:     " << result.value(QLatin1String("protocolVersion")).toString() << "\nSession:      "
+          << (result.value(QLatin1String("sessionId")).isString()
+                     ? result.value(QLatin1String("sessionId")).toString()
+                     : QStringLiteral("(none: the transport assigns no session id)"))
+          << "\nCapabilities: ";
         const QJsonObject caps = result.value(QLatin1String("capabilities")).toObject();
         QStringList names;
         for (auto it = caps.constBegin(); it != caps.constEnd(); ++it) {
@@ -111,6 +114,9 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
     } else if (m_command == QLatin1String("call") || m_command == QLatin1String("prompt")) {
         if (extra.value(QLatin1String("isError")).toBool())
             o << "The tool reported an error (isError: true):\n";
+        if (extra.value(QLatin1String("inputDeclined")).toBool())
+            o << "The server asked for input (elicitation/create) and it was declined, so this is what the tool "
+                 "does without it. To answer: --elicit accept --elicit-content JSON.\n";
         QJsonArray blocks = result.value(QLatin1String("content")).toArray();
         for (const QJsonValue& message : result.value(QLatin1String("messages")).toArray()) {
             o << message.toObject().value(QLatin1String("role")).toString() << ": ";

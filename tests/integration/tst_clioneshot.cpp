@@ -3,6 +3,7 @@
 // stays alive after stdin closes, so every one-shot command used to wait out the 2 s shutdown grace
 // (issue 17: 2.3 s for a call whose result was ready at 0.16 s). server-everything registers
 // get-roots-list only for a client that declares roots, so its tool list shows what was declared.
+// A call whose elicitation was declined says so (issue 14: it printed as plain success).
 
 #include "clirun.h"
 
@@ -38,11 +39,33 @@ private Q_SLOTS:
 
     void rootFlagDeclaresAndAnswersRoots()
     {
-        const CliRun run
-            = runCli({ u"--stdio"_s, everythingCommand(), u"--root"_s, u"file:///srv/project"_s, u"call"_s,
-                u"get-roots-list"_s, u"{}"_s });
+        const CliRun run = runCli({ u"--stdio"_s, everythingCommand(), u"--root"_s, u"file:///srv/project"_s, u"call"_s,
+            u"get-roots-list"_s, u"{}"_s });
         QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
         QVERIFY2(QString::fromUtf8(run.out).contains(u"file:///srv/project"_s), run.report().constData());
+    }
+
+    // A tool whose elicitation the CLI declined (nothing scripted) still succeeds, but the output says the
+    // result was made without the input, as the app's calls list does; an accepted one says nothing of it.
+    void declinedElicitationIsSaid()
+    {
+        const CliRun declined
+            = runCli({ u"--stdio"_s, everythingCommand(), u"call"_s, u"trigger-elicitation-request"_s, u"{}"_s });
+        QVERIFY2(declined.finished && declined.exitCode == 0, declined.report().constData());
+        QVERIFY2(QString::fromUtf8(declined.out)
+                     .startsWith(u"The server asked for input (elicitation/create) and it was declined"_s),
+            declined.report().constData());
+
+        const CliRun json = runCli(
+            { u"--stdio"_s, everythingCommand(), u"--json"_s, u"call"_s, u"trigger-elicitation-request"_s, u"{}"_s });
+        QVERIFY2(json.finished && json.exitCode == 0, json.report().constData());
+        QVERIFY2(json.out.contains("\"inputDeclined\":true"), json.report().constData());
+
+        const CliRun accepted = runCli({ u"--stdio"_s, everythingCommand(), u"--elicit"_s, u"accept"_s, u"call"_s,
+            u"trigger-elicitation-request"_s, u"{}"_s });
+        QVERIFY2(accepted.finished && accepted.exitCode == 0, accepted.report().constData());
+        QVERIFY2(!accepted.out.contains("declined") && !accepted.out.contains("inputDeclined"),
+            accepted.report().constData());
     }
 };
 
