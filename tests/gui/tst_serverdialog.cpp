@@ -6,11 +6,13 @@
 #include "dialogs/rootseditor.h"
 #include "dialogs/serverdialog.h"
 
+#include <QCheckBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -61,6 +63,7 @@ private Q_SLOTS:
     void privateKeyIsReadFromAPemFile();
     void argumentsSplitLikeAShell();
     void rootsAreEditedWithTheFolderPicker();
+    void secretValuesShowAsDotsUntilRevealed();
 };
 
 void TestServerDialog::idAndGrantGoIntoTheConfig()
@@ -212,6 +215,59 @@ void TestServerDialog::rootsAreEditedWithTheFolderPicker()
     child<QPushButton>(dialog, "removeRoot")->click();
     QCOMPARE(dialog.config().roots, QStringList { QStringLiteral("/srv/b") });
     QVERIFY(QJsonDocument(dialog.config().toJson()).toJson().contains("/srv/b"));
+}
+
+// Secret values never reach the screen unless asked for: the dialog shows dots for secret variables,
+// sensitive and secret headers and the URL's password, and still saves the real values.
+void TestServerDialog::secretValuesShowAsDotsUntilRevealed()
+{
+    ServerDialog dialog({});
+    ServerConfig stdio;
+    stdio.name = QStringLiteral("local");
+    stdio.command = QStringLiteral("node");
+    stdio.env = { { QStringLiteral("API_KEY"), QStringLiteral("sk-live-4242") },
+        { QStringLiteral("REGION"), QStringLiteral("eu-west") } };
+    stdio.secretEnv = { QStringLiteral("API_KEY") };
+    dialog.setConfig(stdio);
+    auto* env = child<QPlainTextEdit>(dialog, "env");
+    auto* reveal = child<QCheckBox>(dialog, "revealSecrets");
+    QVERIFY(env && reveal);
+    QVERIFY2(!env->toPlainText().contains(QStringLiteral("sk-live-4242")), qPrintable(env->toPlainText()));
+    QVERIFY(env->toPlainText().contains(QStringLiteral("REGION=eu-west")));
+    QCOMPARE(dialog.config().env, stdio.env);
+
+    reveal->setChecked(true);
+    QVERIFY(env->toPlainText().contains(QStringLiteral("API_KEY=sk-live-4242")));
+    reveal->setChecked(false);
+    QVERIFY(!env->toPlainText().contains(QStringLiteral("sk-live-4242")));
+    // A value typed over the dots is the new value.
+    env->setPlainText(QStringLiteral("API_KEY=sk-new-9999\nREGION=eu-west"));
+    QCOMPARE(dialog.config().env.value(QStringLiteral("API_KEY")), QStringLiteral("sk-new-9999"));
+
+    ServerConfig http = httpServer();
+    http.url = QUrl(QStringLiteral("http://alice:pa55word@127.0.0.1:4000/mcp"));
+    http.headers = { { QStringLiteral("authorization"), QStringLiteral("Bearer tok-777") },
+        { QStringLiteral("X-Api-Key"), QStringLiteral("key-31337") },
+        { QStringLiteral("X-Trace"), QStringLiteral("on") } };
+    http.secretHeaders = { QStringLiteral("x-api-key") };
+    dialog.setConfig(http);
+    auto* headers = child<QPlainTextEdit>(dialog, "headers");
+    auto* url = child<QLineEdit>(dialog, "url");
+    QVERIFY(headers && url);
+    for (const QString& secret : { QStringLiteral("tok-777"), QStringLiteral("key-31337") })
+        QVERIFY2(!headers->toPlainText().contains(secret), qPrintable(headers->toPlainText()));
+    QVERIFY(headers->toPlainText().contains(QStringLiteral("X-Trace: on")));
+    QVERIFY2(!url->text().contains(QStringLiteral("pa55word")), qPrintable(url->text()));
+    QVERIFY(url->text().contains(QStringLiteral("alice")));
+    const ServerConfig saved = dialog.config();
+    QCOMPARE(saved.url, http.url);
+    QCOMPARE(saved.headers, http.headers);
+    QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
+
+    reveal->setChecked(true);
+    QVERIFY(headers->toPlainText().contains(QStringLiteral("authorization: Bearer tok-777")));
+    QVERIFY(url->text().contains(QStringLiteral("pa55word")));
+    QCOMPARE(dialog.config().url, http.url);
 }
 
 QTEST_MAIN(TestServerDialog)

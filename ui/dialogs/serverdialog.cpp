@@ -1,7 +1,9 @@
 #include "serverdialog.h"
 
+#include "calllog/redactor.h"
 #include "config/commandline.h"
 #include "dialogs/rootseditor.h"
+#include "dialogs/secretmask.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,6 +19,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -209,6 +212,25 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     connect(m_chooseKey, &QPushButton::clicked, this, &ServerDialog::chooseKeyFile);
     m_pages->addWidget(http);
     layout->addWidget(m_pages);
+    // Secret values (secret variables and headers, Authorization, the URL's password) show as dots until
+    // asked for, so that a screen share or a screenshot of the dialog does not give them away.
+    m_revealSecrets = new QCheckBox(tr("Show secret values"), this);
+    m_revealSecrets->setObjectName(QStringLiteral("revealSecrets"));
+    m_revealSecrets->setToolTip(tr("Secret variables, secret headers, Authorization, Proxy-Authorization, Cookie "
+                                   "and the URL's password show as %1 until this is checked.")
+                                    .arg(secretmask::token()));
+    layout->addWidget(m_revealSecrets);
+    connect(m_revealSecrets, &QCheckBox::toggled, this, [this](bool reveal) {
+        if (reveal)
+            revealSecrets();
+        else
+            hideSecrets();
+    });
+    for (QLineEdit* names : { m_secretEnv, m_secretHeaders })
+        connect(names, &QLineEdit::editingFinished, this, [this] {
+            if (!m_revealSecrets->isChecked())
+                hideSecrets();
+        });
 
     m_roots = new RootsEditor(this);
     layout->addWidget(m_roots);
@@ -279,6 +301,11 @@ void ServerDialog::setConfig(const ServerConfig& c)
     m_countToolErrors->setChecked(c.countToolErrors);
     m_idempotentReplay->setChecked(c.idempotentReplay);
     m_roots->setRoots(c.roots);
+    m_hiddenEnv.clear();
+    m_hiddenHeaders.clear();
+    m_hiddenPassword.clear();
+    if (!m_revealSecrets->isChecked())
+        hideSecrets();
     m_originalGrant = c.oauthGrant;
     m_grant->setCurrentIndex(c.oauthGrant == QLatin1String("client_credentials") ? 1 : 0);
     m_clientId->setText(c.oauthClientId);
@@ -382,13 +409,15 @@ ServerConfig ServerDialog::config() const
     if (c.transport == TransportKind::Stdio) {
         c.command = m_command->text().trimmed();
         c.args = CommandLine::split(m_args->text());
-        for (const auto& [key, value] : splitPairs(m_env->toPlainText(), QLatin1Char('=')))
+        for (const auto& [key, value] :
+            splitPairs(secretmask::reveal(m_env->toPlainText(), QLatin1Char('='), m_hiddenEnv), QLatin1Char('=')))
             c.env.insert(key, value);
         c.secretEnv = splitNames(m_secretEnv->text());
         c.cwd = m_cwd->text().trimmed();
     } else {
-        c.url = QUrl(m_url->text().trimmed());
-        c.headers = splitPairs(m_headers->toPlainText(), QLatin1Char(':'));
+        c.url = QUrl(secretmask::revealUrlPassword(m_url->text().trimmed(), m_hiddenPassword));
+        c.headers = splitPairs(
+            secretmask::reveal(m_headers->toPlainText(), QLatin1Char(':'), m_hiddenHeaders), QLatin1Char(':'));
         c.secretHeaders = splitNames(m_secretHeaders->text());
         c.tlsVerify = m_tlsVerify->isChecked();
         c.launchCommand = m_launch->text().trimmed();
@@ -434,6 +463,29 @@ QString ServerDialog::problem() const
             return tr("The client credentials grant needs a client secret or a private key.");
     }
     return {};
+}
+
+void ServerDialog::hideSecrets()
+{
+    const QStringList secretEnv = splitNames(m_secretEnv->text());
+    QStringList secretHeaders = Redactor::defaultSensitiveHeaders() + splitNames(m_secretHeaders->text());
+    const auto isSecretHeader = [&](const QString& name) { return secretHeaders.contains(name, Qt::CaseInsensitive); };
+    const auto isSecretEnv = [&](const QString& name) { return secretEnv.contains(name); };
+    const QSignalBlocker blockEnv(m_env);
+    const QSignalBlocker blockHeaders(m_headers);
+    m_env->setPlainText(secretmask::hide(m_env->toPlainText(), QLatin1Char('='), isSecretEnv, &m_hiddenEnv));
+    m_headers->setPlainText(
+        secretmask::hide(m_headers->toPlainText(), QLatin1Char(':'), isSecretHeader, &m_hiddenHeaders));
+    m_url->setText(secretmask::hideUrlPassword(m_url->text(), &m_hiddenPassword));
+}
+
+void ServerDialog::revealSecrets()
+{
+    const QSignalBlocker blockEnv(m_env);
+    const QSignalBlocker blockHeaders(m_headers);
+    m_env->setPlainText(secretmask::reveal(m_env->toPlainText(), QLatin1Char('='), m_hiddenEnv));
+    m_headers->setPlainText(secretmask::reveal(m_headers->toPlainText(), QLatin1Char(':'), m_hiddenHeaders));
+    m_url->setText(secretmask::revealUrlPassword(m_url->text(), m_hiddenPassword));
 }
 
 void ServerDialog::updateState()

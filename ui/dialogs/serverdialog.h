@@ -5,6 +5,7 @@
 #include "config/serverconfig.h"
 
 #include <QDialog>
+#include <QHash>
 
 class QCheckBox;
 class QComboBox;
@@ -56,6 +57,9 @@ private:
     void updateState();
     void updateCredentialRows();
     void chooseKeyFile();
+    /// Shows each secret value as secretmask::token(), keeping it for config(); revealSecrets() puts them back.
+    void hideSecrets();
+    void revealSecrets();
 
     QStringList m_taken;
     QLineEdit* m_name = nullptr;
@@ -96,6 +100,10 @@ private:
     QLabel* m_problem = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
     RootsEditor* m_roots = nullptr;
+    QCheckBox* m_revealSecrets = nullptr;
+    QHash<QString, QString> m_hiddenEnv; ///< secret variable → its value, while it shows as dots
+    QHash<QString, QString> m_hiddenHeaders;
+    QString m_hiddenPassword; ///< the URL's password, while it shows as dots
 };
 
 } // namespace mcpscope
