@@ -97,10 +97,7 @@ private:
 void TestEverydayFriction::initTestCase()
 {
     QVERIFY(test::scratchConfigDir().isValid());
-    QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_everydayfriction"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, test::scratchConfigDir().path());
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, test::scratchConfigDir().path());
+    test::useScratchSettings(QStringLiteral("tst_everydayfriction"));
     QVERIFY2(QFile::exists(test::everythingScript()), qPrintable(test::everythingScript()));
 }
 

@@ -112,10 +112,7 @@ private:
 void TestFirstRun::initTestCase()
 {
     QVERIFY(mcpscope::test::scratchConfigDir().isValid());
-    QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_firstrun"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, mcpscope::test::scratchConfigDir().path());
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, mcpscope::test::scratchConfigDir().path());
+    mcpscope::test::useScratchSettings(QStringLiteral("tst_firstrun"));
 }
 
 void TestFirstRun::init()

@@ -91,10 +91,7 @@ private:
 void TestMainWindow::initTestCase()
 {
     QVERIFY(test::scratchConfigDir().isValid());
-    QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, test::scratchConfigDir().path());
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, test::scratchConfigDir().path());
+    test::useScratchSettings(QStringLiteral("tst_mainwindow"));
     QVERIFY2(QFile::exists(test::nodeBinary()), qPrintable(test::nodeBinary()));
     QVERIFY2(QFile::exists(test::everythingScript()), qPrintable(test::everythingScript()));
 }

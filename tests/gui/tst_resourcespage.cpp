@@ -113,13 +113,7 @@ class TestResourcesPage : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_resourcespage"));
-        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, test::scratchConfigDir().path());
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, test::scratchConfigDir().path());
-    }
+    void initTestCase() { test::useScratchSettings(QStringLiteral("tst_resourcespage")); }
 
     void listsNothingUntilShown()
     {

@@ -59,6 +59,14 @@ struct Rig
         return out;
     }
 
+    /// server-everything's toggle-subscriber-updates: the session's subscriptions get updates every few seconds.
+    CallRecord toggleSubscriberUpdates()
+    {
+        return call(QStringLiteral("tools/call"),
+            { { QStringLiteral("name"), QStringLiteral("toggle-subscriber-updates") },
+                { QStringLiteral("arguments"), QJsonObject {} } });
+    }
+
     Engine engine;
     ServerConnection* connection = nullptr;
     ResourcesModel model { &engine };
@@ -166,10 +174,7 @@ private Q_SLOTS:
         QCOMPARE(rig.model.index(row, 0).data(ResourcesModelRole::SubscribedRole).toBool(), true);
 
         QSignalSpy updated(&rig.model, &ResourcesModel::resourceUpdated);
-        const CallRecord toggle = rig.call(QStringLiteral("tools/call"),
-            { { QStringLiteral("name"), QStringLiteral("toggle-subscriber-updates") },
-                { QStringLiteral("arguments"), QJsonObject {} } });
-        QCOMPARE(toggle.outcome, CallOutcome::Success);
+        QCOMPARE(rig.toggleSubscriberUpdates().outcome, CallOutcome::Success);
         QVERIFY(updated.count() > 0 || updated.wait(WaitMs));
         QCOMPARE(updated.first().first().toString(), uri);
         QVERIFY(!rig.model.history(uri).isEmpty());
@@ -211,10 +216,7 @@ private Q_SLOTS:
 
         // Updates flow on the new session: the new server process sends them for the resent subscription.
         QSignalSpy updated(&rig.model, &ResourcesModel::resourceUpdated);
-        const CallRecord toggle = rig.call(QStringLiteral("tools/call"),
-            { { QStringLiteral("name"), QStringLiteral("toggle-subscriber-updates") },
-                { QStringLiteral("arguments"), QJsonObject {} } });
-        QCOMPARE(toggle.outcome, CallOutcome::Success);
+        QCOMPARE(rig.toggleSubscriberUpdates().outcome, CallOutcome::Success);
         QVERIFY(updated.count() > 0 || updated.wait(WaitMs));
         QCOMPARE(updated.first().first().toString(), uri);
     }

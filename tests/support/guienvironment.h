@@ -4,7 +4,9 @@
 // says otherwise, and settings (XDG_CONFIG_HOME) and each workspace's call log (MCPSCOPE_LOG_DIR) in a
 // scratch directory, so a run never sees or changes the user's own settings or reads an earlier run's calls.
 
+#include <QCoreApplication>
 #include <QFile>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QtGlobal>
 
@@ -25,6 +27,16 @@ inline bool useScratchGuiEnvironment()
     qputenv("XDG_CONFIG_HOME", QFile::encodeName(scratchConfigDir().path()));
     qputenv("MCPSCOPE_LOG_DIR", QFile::encodeName(scratchConfigDir().path() + QStringLiteral("/logs")));
     return true;
+}
+
+/// In initTestCase, once the application exists: QSettings (native and INI) under the scratch directory, for
+/// an organization and application of the test's own.
+inline void useScratchSettings(const QString& application)
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("McpScopeTest"));
+    QCoreApplication::setApplicationName(application);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratchConfigDir().path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, scratchConfigDir().path());
 }
 
 } // namespace mcpscope::test

@@ -69,7 +69,8 @@ void ServerActions::refresh()
         c ? tr("%1 has no session id (not connected, or the server assigns none).").arg(c->name()) : none);
     set(m_connectAll, !m_session->serverNames().isEmpty(), tr("The workspace has no servers yet: add one (Ctrl+N)."));
     const bool up = state == State::Ready || state == State::Suspect;
-    set(m_ping, c && up, c ? tr("Ping: %1 is not connected (%2)").arg(c->name(), ServerConnection::stateName(state)) : none);
+    set(m_ping, c && up,
+        c ? tr("Ping: %1 is not connected (%2)").arg(c->name(), ServerConnection::stateName(state)) : none);
 }
 
 void ServerActions::ping(ServerConnection* c)
