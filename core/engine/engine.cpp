@@ -17,7 +17,10 @@ Engine::~Engine()
 {
     m_shuttingDown = true;
     interruptCalls(false);
-    qDeleteAll(m_connections);
+    // Each connection leaves the list before it is deleted: whoever follows its destroyed() and asks for
+    // connections() (the servers list, then the window's actions) sees only live ones.
+    while (!m_connections.isEmpty())
+        delete m_connections.takeFirst();
 }
 
 void Engine::setTokenStore(std::shared_ptr<TokenStore> store)
