@@ -27,6 +27,8 @@ struct CallSummary
 
     /// The kind of the CallEvent that marks a declined elicitation.
     static constexpr QLatin1String DeclinedEventKind { "declined" };
+    /// A request the server sent the client during the call (sampling, elicitation, roots), or its answer.
+    static constexpr QLatin1String ServerRequestEventKind { "server request" };
     static bool declinedInput(const CallRecord& record);
 
     bool isToolCall() const { return method == QLatin1String("tools/call"); }

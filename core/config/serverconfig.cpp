@@ -35,6 +35,7 @@ constexpr QLatin1String kLaunchCommand("launchCommand");
 constexpr QLatin1String kOAuthClientId("oauthClientId");
 constexpr QLatin1String kOAuthGrant("oauthGrant");
 constexpr QLatin1String kRoots("roots");
+constexpr QLatin1String kAutoReply("autoReply");
 constexpr QLatin1String kRequestTimeoutMs("requestTimeoutMs");
 constexpr QLatin1String kKeepaliveIntervalSec("keepaliveIntervalSec");
 constexpr QLatin1String kMaxResponseBytes("maxResponseBytes");
@@ -133,6 +134,16 @@ public:
         for (const auto& pair : std::as_const(pairs))
             map.insert(pair.first, pair.second);
         *out = map;
+    }
+
+    void object(QLatin1String key, QJsonObject* out)
+    {
+        if (failed() || !present(key))
+            return;
+        const QJsonValue value = m_object.value(key);
+        if (!value.isObject())
+            return fail(key, Text::tr("expected an object"));
+        *out = value.toObject();
     }
 
     void boolean(QLatin1String key, bool* out)
@@ -290,6 +301,8 @@ QJsonObject ServerConfig::toJson() const
         json.insert(kOAuthGrant, oauthGrant);
     if (!roots.isEmpty())
         json.insert(kRoots, QJsonArray::fromStringList(roots));
+    if (!autoReply.isEmpty())
+        json.insert(kAutoReply, autoReply);
     if (requestTimeoutMs != defaults.requestTimeoutMs)
         json.insert(kRequestTimeoutMs, requestTimeoutMs);
     if (keepaliveIntervalSec != defaults.keepaliveIntervalSec)
@@ -366,6 +379,7 @@ ServerConfig ServerConfig::fromJson(
                 .arg(config.oauthGrant));
 
     reader.stringList(kRoots, &config.roots);
+    reader.object(kAutoReply, &config.autoReply);
     reader.integer(kRequestTimeoutMs, 1, &config.requestTimeoutMs);
     reader.integer(kKeepaliveIntervalSec, 0, &config.keepaliveIntervalSec);
     reader.integer(kMaxResponseBytes, 1, kMaxJsonInteger, &config.maxResponseBytes);

@@ -74,6 +74,10 @@ struct ServerConfig
 
     // Folders offered to the server as MCP roots (roots/list): local paths or file: URIs, in the order given.
     QStringList roots;
+    // Canned answers to the server's own requests, for scripted testing in the app: {"sampling": {"text",
+    // "model"} or a full CreateMessageResult, "elicitation": {"action", "content"}} (ScriptedResponder's
+    // shape). A request whose method has an entry here is answered at once; the rest wait in the panel.
+    QJsonObject autoReply;
 
     // per-server policy
     int requestTimeoutMs = 60000;

@@ -186,14 +186,30 @@ void ServerConnection::shareRedactor(std::shared_ptr<Redactor> redactor)
 void ServerConnection::setResponder(ClientResponder* responder)
 {
     if (!m_tap) {
+        const QPointer<ServerConnection> self(this);
+        ResponderTap::Hooks hooks;
+        hooks.origin = [self]() {
+            ServerRequestOrigin origin;
+            if (self) {
+                origin.server = self->m_config.name;
+                origin.session = self->m_session.data();
+                origin.callIds = self->m_calls.keys();
+            }
+            return origin;
+        };
+        hooks.note = [self](const QString& kind, const QString& text) {
+            if (self)
+                self->noteOnCalls(kind, text);
+        };
         // An elicitation McpScope did not accept is marked on the calls in flight: their result is what the
         // tool does without the input it asked for, which the calls list and the result must not call success.
-        m_tap = std::make_unique<ResponderTap>([self = QPointer<ServerConnection>(this)](const QString& action) {
+        hooks.declined = [self](const QString& action) {
             if (self)
                 self->noteEvent(CallSummary::DeclinedEventKind,
                     tr("elicitation/create answered \"%1\": McpScope did not give the input the server asked for")
                         .arg(action));
-        });
+        };
+        m_tap = std::make_unique<ResponderTap>(std::move(hooks));
     }
     // The session asks m_responder (this server's roots), which hands the rest to the tap, then the engine's.
     m_tap->setInner(responder);
@@ -520,11 +536,16 @@ QString ServerConnection::shownSessionId() const
     return transport ? transport->assignedSessionId() : QString();
 }
 
-void ServerConnection::noteEvent(const QString& kind, const QString& text)
+void ServerConnection::noteOnCalls(const QString& kind, const QString& text)
 {
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     for (CallRunner* runner : std::as_const(m_calls))
         runner->noteEvent(now, kind, text);
+}
+
+void ServerConnection::noteEvent(const QString& kind, const QString& text)
+{
+    noteOnCalls(kind, text);
     Q_EMIT actionLogged(kind, text);
 }
 

@@ -142,6 +142,8 @@ public:
     int pendingStdioFaults() const;
     /// Records a fault or action on the timeline of every call in flight and emits actionLogged.
     void noteEvent(const QString& kind, const QString& text);
+    /// Records an event on the timeline of every call in flight only (a server request and its answer).
+    void noteOnCalls(const QString& kind, const QString& text);
     int callsInFlight() const { return int(m_calls.size()); }
 
 Q_SIGNALS:

@@ -1,5 +1,7 @@
 #include "scriptedresponder.h"
 
+#include "inputschema.h"
+
 #include <QCoreApplication>
 
 namespace mcpscope {
@@ -28,13 +30,12 @@ QJsonObject ScriptedResponder::elicitationResult(const QJsonObject& script, cons
     QJsonObject result { { QStringLiteral("action"), action } };
     if (action != QLatin1String("accept"))
         return result;
+    // The defaults as the app's elicitation form fills them in (InputSchema, shared with the tool composer).
     QJsonObject content;
-    const QJsonObject properties
-        = params.value(QLatin1String("requestedSchema")).toObject().value(QLatin1String("properties")).toObject();
-    for (auto it = properties.constBegin(); it != properties.constEnd(); ++it) {
-        const QJsonValue def = it.value().toObject().value(QLatin1String("default"));
-        if (!def.isUndefined())
-            content.insert(it.key(), def);
+    const InputSchema form = InputSchema::forArguments(params.value(QLatin1String("requestedSchema")).toObject());
+    for (const InputSchema::Property& property : form.properties) {
+        if (!property.field.defaultValue.isUndefined())
+            content.insert(property.key, property.field.defaultValue);
     }
     const QJsonObject given = answer.value(QLatin1String("content")).toObject();
     for (auto it = given.constBegin(); it != given.constEnd(); ++it)

@@ -18,6 +18,7 @@
 #include "models/toolsmodeldefs.h"
 #include "peerprocess.h"
 #include "presentation/presentation.h"
+#include "requests/serverrequestsdock.h"
 #include "result/resultview.h"
 
 #include <QAbstractItemModelTester>
@@ -327,9 +328,15 @@ void TestEverydayFriction::declinedElicitationIsNotSuccess()
     QCOMPARE(m_window->composer()->tool().value(QLatin1String("name")).toString(), tool);
     QSignalSpy updates(m_window->engine(), &Engine::callUpdated);
     m_window->callSelectedTool();
+    // The request waits in the server requests panel; the user declines it there.
+    ServerRequestsDock* dock = m_window->serverRequestsDock();
+    QTRY_VERIFY_WITH_TIMEOUT(dock->currentEditor() != nullptr, 20000);
+    auto* decline = dock->currentEditor()->findChild<QPushButton*>(QStringLiteral("elicitationDecline"));
+    QVERIFY(decline);
+    QTest::mouseClick(decline, Qt::LeftButton);
     const std::optional<CallRecord> record = waitFinished(updates, tool);
     QVERIFY(record);
-    // The server ran the tool and answered; McpScope had declined what it asked for.
+    // The server ran the tool and answered; the user had declined what it asked for.
     QCOMPARE(record->outcome, CallOutcome::Success);
     QVERIFY(CallSummary::declinedInput(*record));
 

@@ -28,6 +28,7 @@
 #include "output/serveroutputview.h"
 #include "presentation/presentation.h"
 #include "prompts/promptspage.h"
+#include "requests/serverrequestsdock.h"
 #include "resources/resourcespage.h"
 #include "result/resultview.h"
 
@@ -219,6 +220,11 @@ void MainWindow::createDocks()
     addDockWidget(Qt::BottomDockWidgetArea, m_outputView);
     tabifyDockWidget(m_traffic, m_outputView);
     callsDock->raise();
+
+    m_requests = new ServerRequestsDock(m_session->serverRequests(), this);
+    connect(m_requests, &ServerRequestsDock::statusMessage, this, &MainWindow::setStatus);
+    addDockWidget(Qt::RightDockWidgetArea, m_requests);
+    m_requests->hide(); // comes forward with the first request; Docks ▸ Server Requests shows it any time
 }
 
 bool MainWindow::openWorkspace(const QString& path)

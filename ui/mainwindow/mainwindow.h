@@ -35,6 +35,7 @@ class ServerBanner;
 class ServerOutput;
 class ServerOutputView;
 class ServerOverview;
+class ServerRequestsDock;
 class ServersDock;
 class TimelineView;
 class PromptsPage;
@@ -88,6 +89,7 @@ public:
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
     ResourcesPage* resourcesPage() const { return m_resources; }
+    ServerRequestsDock* serverRequestsDock() const { return m_requests; }
     ServerOutputView* serverOutputView() const { return m_outputView; }
     TrafficDock* trafficDock() const { return m_traffic; }
     ServerActions* serverActions() const { return m_serverActions; }
@@ -138,6 +140,7 @@ private:
     AuthView* m_auth = nullptr;
     PromptsPage* m_prompts = nullptr;
     ResourcesPage* m_resources = nullptr;
+    ServerRequestsDock* m_requests = nullptr;
     AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;
     QLabel* m_status = nullptr;

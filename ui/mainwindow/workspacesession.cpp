@@ -4,8 +4,8 @@
 #include "calllog/logstore.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "engine/serverrequestqueue.h"
 #include "models/callsmodel.h"
-#include "session/scriptedresponder.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
@@ -24,8 +24,14 @@ WorkspaceSession::WorkspaceSession(QObject* parent)
     : QObject(parent)
     , m_engine(new Engine(this))
 {
-    // Server requests (roots, sampling, elicitation) are declared, and declined unless scripted.
-    m_responder = new ScriptedResponder();
+    // Server requests (sampling, elicitation) wait in the server requests panel, unless the server's entry has
+    // a canned answer; roots come from the server's configured folders.
+    m_responder = new ServerRequestQueue();
+    m_responder->setAutoReplies([this](const QString& server) {
+        const ServerConnection* connection = m_engine ? m_engine->connection(server) : nullptr;
+        return connection ? connection->config().autoReply : QJsonObject();
+    });
+    m_responder->watch(m_engine);
     m_engine->setResponder(m_responder);
     // An authorization-code flow opens the system browser; the redirect comes back to a loopback listener.
     m_engine->setAuthBrowser(ServerAuth::Browser::External);

@@ -18,7 +18,7 @@ class CallRecordStore;
 class CallsModel;
 class Engine;
 class LogStore;
-class ScriptedResponder;
+class ServerRequestQueue;
 
 /// What the main window works on, without a widget (GammaRay's ClientConnectionManager): the engine and
 /// its servers, the workspace file they come from, and the workspace's call log with its retention.
@@ -46,6 +46,8 @@ public:
 
     Engine* engine() const { return m_engine; }
     LogStore* logStore() const { return m_logStore; }
+    /// The server requests that wait for the user (sampling, elicitation).
+    ServerRequestQueue* serverRequests() const { return m_responder; }
     const Workspace& workspace() const { return m_workspace; }
     QStringList serverNames() const;
 
@@ -106,7 +108,7 @@ private:
     void setModified(bool modified);
 
     Engine* m_engine = nullptr;
-    ScriptedResponder* m_responder = nullptr;
+    ServerRequestQueue* m_responder = nullptr;
     Workspace m_workspace;
     LogStore* m_logStore = nullptr;
     /// Keeps records in memory when the log store cannot be opened, so details stay available.
