@@ -63,6 +63,7 @@ private Q_SLOTS:
     void privateKeyIsReadFromAPemFile();
     void argumentsSplitLikeAShell();
     void rootsAreEditedWithTheFolderPicker();
+    void cannedRepliesGoIntoTheWorkspace();
     void secretValuesShowAsDotsUntilRevealed();
 };
 
@@ -215,6 +216,49 @@ void TestServerDialog::rootsAreEditedWithTheFolderPicker()
     child<QPushButton>(dialog, "removeRoot")->click();
     QCOMPARE(dialog.config().roots, QStringList { QStringLiteral("/srv/b") });
     QVERIFY(QJsonDocument(dialog.config().toJson()).toJson().contains("/srv/b"));
+}
+
+// The per-server canned answers to sampling and elicitation: edited, checked, saved in the workspace form,
+// and a full CreateMessageResult written by hand survives the dialog untouched.
+void TestServerDialog::cannedRepliesGoIntoTheWorkspace()
+{
+    ServerDialog dialog({});
+    ServerConfig c = httpServer();
+    dialog.setConfig(c);
+    QVERIFY(dialog.config().autoReply.isEmpty());
+    child<QCheckBox>(dialog, "autoReplySampling")->setChecked(true);
+    auto* text = child<QLineEdit>(dialog, "autoReplySamplingText");
+    QTest::keyClicks(text, QStringLiteral("scripted"));
+    child<QCheckBox>(dialog, "autoReplyElicitation")->setChecked(true);
+    auto* content = child<QLineEdit>(dialog, "autoReplyElicitationContent");
+    QTest::keyClicks(content, QStringLiteral("{\"name\": "));
+    QVERIFY2(dialog.problem().contains(QStringLiteral("JSON object")), qPrintable(dialog.problem()));
+    QTest::keyClicks(content, QStringLiteral("\"Ada\"}"));
+    QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
+    const QJsonObject expected {
+        { QStringLiteral("sampling"),
+            QJsonObject { { QStringLiteral("text"), QStringLiteral("scripted") },
+                { QStringLiteral("model"), QStringLiteral("mcpscope-canned") } } },
+        { QStringLiteral("elicitation"),
+            QJsonObject { { QStringLiteral("action"), QStringLiteral("accept") },
+                { QStringLiteral("content"), QJsonObject { { QStringLiteral("name"), QStringLiteral("Ada") } } } } },
+    };
+    QCOMPARE(dialog.config().autoReply, expected);
+    mcpscope::ConfigError error;
+    QCOMPARE(ServerConfig::fromJson(QStringLiteral("s"), dialog.config().toJson(), &error).autoReply, expected);
+    QVERIFY(error.isNull());
+
+    const QJsonObject full { { QStringLiteral("sampling"),
+        QJsonObject { { QStringLiteral("role"), QStringLiteral("assistant") },
+            { QStringLiteral("content"),
+                QJsonObject { { QStringLiteral("type"), QStringLiteral("text") },
+                    { QStringLiteral("text"), QStringLiteral("hi") } } },
+            { QStringLiteral("model"), QStringLiteral("m") },
+            { QStringLiteral("stopReason"), QStringLiteral("maxTokens") } } } };
+    c.autoReply = full;
+    dialog.setConfig(c);
+    QCOMPARE(text->text(), QStringLiteral("hi"));
+    QCOMPARE(dialog.config().autoReply, full);
 }
 
 // Secret values never reach the screen unless asked for: the dialog shows dots for secret variables,

@@ -2,6 +2,7 @@
 
 #include "calllog/redactor.h"
 #include "config/commandline.h"
+#include "dialogs/autoreplyeditor.h"
 #include "dialogs/rootseditor.h"
 #include "dialogs/secretmask.h"
 
@@ -234,6 +235,9 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
 
     m_roots = new RootsEditor(this);
     layout->addWidget(m_roots);
+    m_autoReply = new AutoReplyEditor(this);
+    layout->addWidget(m_autoReply);
+    connect(m_autoReply, &AutoReplyEditor::changed, this, &ServerDialog::updateState);
 
     auto* policy = new QGroupBox(tr("Requests and recovery"), this);
     auto* policyForm = new QFormLayout(policy);
@@ -301,6 +305,7 @@ void ServerDialog::setConfig(const ServerConfig& c)
     m_countToolErrors->setChecked(c.countToolErrors);
     m_idempotentReplay->setChecked(c.idempotentReplay);
     m_roots->setRoots(c.roots);
+    m_autoReply->setScript(c.autoReply);
     m_hiddenEnv.clear();
     m_hiddenHeaders.clear();
     m_hiddenPassword.clear();
@@ -434,6 +439,7 @@ ServerConfig ServerDialog::config() const
     c.countToolErrors = m_countToolErrors->isChecked();
     c.idempotentReplay = m_idempotentReplay->isChecked();
     c.roots = m_roots->roots();
+    c.autoReply = m_autoReply->script();
     return c;
 }
 
@@ -444,6 +450,8 @@ QString ServerDialog::problem() const
         return tr("Give the server a name.");
     if (m_taken.contains(c.name))
         return tr("Another server is already named '%1'.").arg(c.name);
+    if (const QString canned = m_autoReply->problem(); !canned.isEmpty())
+        return canned;
     if (c.transport == TransportKind::Stdio) {
         if (c.command.isEmpty())
             return tr("Enter the command that starts the server.");

@@ -19,6 +19,7 @@ class QDialogButtonBox;
 
 namespace mcpscope {
 
+class AutoReplyEditor;
 class RootsEditor;
 
 /// Adds or edits one server: stdio (command, args, env, cwd) or HTTP (URL, headers, transport,
@@ -100,6 +101,7 @@ private:
     QLabel* m_problem = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
     RootsEditor* m_roots = nullptr;
+    AutoReplyEditor* m_autoReply = nullptr;
     QCheckBox* m_revealSecrets = nullptr;
     QHash<QString, QString> m_hiddenEnv; ///< secret variable → its value, while it shows as dots
     QHash<QString, QString> m_hiddenHeaders;
