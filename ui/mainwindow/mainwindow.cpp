@@ -20,6 +20,7 @@
 #include "mainwindow/toolspage.h"
 #include "mainwindow/trafficdock.h"
 #include "mainwindow/unsavedchanges.h"
+#include "models/callmetrics.h"
 #include "models/callsmodel.h"
 #include "models/serverlistmodel.h"
 #include "models/serveroutput.h"
@@ -61,6 +62,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_serverPresentation = new ServerListPresentation(this);
     m_serverPresentation->setSourceModel(m_serverModel);
     m_toolsModel = new ToolsModel(this);
+    m_metrics = new CallMetrics(engine(), this);
+    m_toolsModel->setMetrics(m_metrics);
     m_toolsPresentation = new ToolsPresentation(this);
     m_toolsPresentation->setSourceModel(m_toolsModel);
     m_trafficModel = new TrafficModel(this);

@@ -39,6 +39,7 @@ class ServersDock;
 class TimelineView;
 class PromptsPage;
 class ResourcesPage;
+class CallMetrics;
 class ToolsModel;
 class ToolsPresentation;
 class TrafficDock;
@@ -119,6 +120,7 @@ private:
     ServerListModel* m_serverModel = nullptr;
     ServerListPresentation* m_serverPresentation = nullptr;
     ToolsModel* m_toolsModel = nullptr;
+    CallMetrics* m_metrics = nullptr;
     ToolsPresentation* m_toolsPresentation = nullptr;
     CallsPanel* m_calls = nullptr;
     CallsExporter* m_exporter = nullptr;
