@@ -40,6 +40,8 @@ class TimelineView;
 class PromptsPage;
 class ResourcesPage;
 class CallMetrics;
+class LatencyChartsPage;
+class LoadDialog;
 class ToolsModel;
 class ToolsPresentation;
 class TrafficDock;
@@ -88,6 +90,10 @@ public:
     /// The Auth tab (HTTP servers only).
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
+    LatencyChartsPage* chartsPage() const { return m_charts; }
+    CallMetrics* callMetrics() const { return m_metrics; }
+    /// Load… on a tool of the selected server: a dialog of its own (closing it deletes it), returned.
+    LoadDialog* openLoadDialog(const QString& tool, const QJsonObject& arguments);
     ResourcesPage* resourcesPage() const { return m_resources; }
     ServerOutputView* serverOutputView() const { return m_outputView; }
     TrafficDock* trafficDock() const { return m_traffic; }
@@ -139,6 +145,7 @@ private:
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;
     PromptsPage* m_prompts = nullptr;
+    LatencyChartsPage* m_charts = nullptr;
     ResourcesPage* m_resources = nullptr;
     AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;
