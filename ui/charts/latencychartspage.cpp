@@ -16,7 +16,7 @@
 namespace mcpscope {
 
 LatencyChartsPage::LatencyChartsPage(CallMetrics* metrics, QWidget* parent)
-    : QSplitter(Qt::Vertical, parent)
+    : QSplitter(Qt::Horizontal, parent)
     , m_metrics(metrics)
 {
     auto* chart = new QChart;
@@ -51,8 +51,12 @@ LatencyChartsPage::LatencyChartsPage(CallMetrics* metrics, QWidget* parent)
 
     m_histogram = new LatencyHistogramView(this);
     m_histogram->setObjectName(QStringLiteral("latencyHistogram"));
+    // Side by side: the centre of the window is wider than it is tall, and both charts need height.
+    m_timeline->setMinimumSize(360, 240);
+    m_histogram->setMinimumSize(400, 240);
     setStretchFactor(0, 3);
     setStretchFactor(1, 2);
+    setSizes({ 600, 400 });
 
     if (metrics) {
         const auto changed = [this](const QString& server) {

@@ -17,7 +17,7 @@ class CallMetrics;
 class LatencyHistogramView;
 
 /// The Charts tab: for the selected server, call latency over time (one point per call, coloured by
-/// outcome, with retried calls ringed and calls that a fault or manual action touched boxed) above a latency
+/// outcome, with retried calls ringed and calls that a fault or manual action touched boxed) beside a latency
 /// histogram with p50, p90 and p99. It redraws from CallMetrics, whose changed() comes at most ten times
 /// a second, and only while it is on screen, so a load run never stalls the GUI.
 class LatencyChartsPage : public QSplitter

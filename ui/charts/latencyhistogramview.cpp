@@ -93,6 +93,7 @@ void LatencyHistogramView::showStats(const LatencyStats& stats)
     } else {
         const double span = std::max(bins.last().highMs - bins.first().lowMs, 0.001);
         m_x->setRange(std::max(0.0, bins.first().lowMs - span * 0.02), bins.last().highMs + span * 0.02);
+        m_x->applyNiceNumbers();
     }
     m_y->setRange(0, top);
     m_y->applyNiceNumbers();
