@@ -81,7 +81,7 @@ bench: deps
 	cmake --build --preset release
 	@# The official Inspector is only a yardstick: a scratch install beside the build, not a pinned peer.
 	@[ -f build-release/inspector/node_modules/@modelcontextprotocol/inspector/package.json ] || \
-	  (echo "make bench: installing @modelcontextprotocol/inspector@$(INSPECTOR_VERSION) into build-release/inspector for the side-by-side start-up figures"; \
+	  (echo "make bench: installing @modelcontextprotocol/inspector@$(INSPECTOR_VERSION) into build-release/inspector for the side-by-side start-up and load figures"; \
 	   npm install --prefix build-release/inspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)) || true
 	MCPSCOPE_INSPECTOR_DIR=$(CURDIR)/build-release/inspector ctest --test-dir build-release -L bench --output-on-failure -V
 
