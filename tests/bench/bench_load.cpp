@@ -71,6 +71,15 @@ std::optional<Report> run(const QString& program, const QStringList& arguments, 
     return parse(process.readAllStandardOutput(), who);
 }
 
+void printRow(const QString& who, const Report& report)
+{
+    print(u"  %1 %2 calls/s  p99 %3 ms  (%4 calls, %5 ok)\n"_s.arg(who.leftJustified(13))
+              .arg(report.throughput, 0, 'f', 0)
+              .arg(report.p99, 0, 'f', 2)
+              .arg(report.requests)
+              .arg(report.ok));
+}
+
 struct Server
 {
     QString name;
@@ -116,10 +125,7 @@ int main(int argc, char** argv)
                     u"--concurrency"_s, QString::number(concurrency), u"--duration"_s, seconds },
                 u"mcpscope-cli"_s, home.path());
             if (ours)
-                print(u"  mcpscope-cli  %1 calls/s  p99 %2 ms  (%3 calls, %4 ok)\n"_s.arg(ours->throughput, 0, 'f', 0)
-                          .arg(ours->p99, 0, 'f', 2)
-                          .arg(ours->requests)
-                          .arg(ours->ok));
+                printRow(u"mcpscope-cli"_s, *ours);
             if (!withInspector)
                 continue;
             const auto theirs = run(node,
@@ -129,10 +135,7 @@ int main(int argc, char** argv)
                     + server.command,
                 u"Inspector"_s, home.path());
             if (theirs)
-                print(u"  Inspector     %1 calls/s  p99 %2 ms  (%3 calls, %4 ok)\n"_s.arg(theirs->throughput, 0, 'f', 0)
-                          .arg(theirs->p99, 0, 'f', 2)
-                          .arg(theirs->requests)
-                          .arg(theirs->ok));
+                printRow(u"Inspector"_s, *theirs);
             if (!ours || !theirs || theirs->throughput <= 0 || theirs->p99 <= 0)
                 continue;
             const double ratio = ours->throughput / theirs->throughput;

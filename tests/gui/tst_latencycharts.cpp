@@ -26,14 +26,6 @@ namespace {
 
 constexpr int WaitMs = 30000;
 
-int pointsOf(const QList<LatencyPoint>& points, const QString& tool)
-{
-    int n = 0;
-    for (const LatencyPoint& point : points)
-        n += point.tool == tool;
-    return n;
-}
-
 } // namespace
 
 class TestLatencyCharts : public QObject
@@ -57,12 +49,7 @@ void TestLatencyCharts::init()
 {
     m_engine = std::make_unique<Engine>();
     m_metrics = std::make_unique<CallMetrics>(m_engine.get());
-    ServerConfig config;
-    config.name = u"everything"_s;
-    config.command = test::nodeBinary();
-    config.args = { test::everythingScript(), u"stdio"_s };
-    config.cwd = test::peersDir();
-    m_connection = m_engine->addServer(config);
+    m_connection = m_engine->addServer(test::everythingStdioConfig());
     QSignalSpy ready(m_connection, &ServerConnection::ready);
     m_connection->connectToServer();
     QVERIFY(ready.wait(WaitMs));
@@ -99,8 +86,8 @@ void TestLatencyCharts::timelineHoldsOnePointPerCall()
     QTRY_VERIFY_WITH_TIMEOUT(failed, WaitMs);
 
     const QList<LatencyPoint>& points = m_metrics->points(u"everything"_s);
-    QCOMPARE(pointsOf(points, u"echo"_s), 40);
-    QCOMPARE(pointsOf(points, u"no-such-tool"_s), 1);
+    QCOMPARE(m_metrics->toolStats(u"everything"_s, u"echo"_s)->count(), 40);
+    QCOMPARE(m_metrics->toolStats(u"everything"_s, u"no-such-tool"_s)->count(), 1);
     // The page redraws on the coalesced change: every point of the server, one per call.
     QTRY_COMPARE_WITH_TIMEOUT(page.shownPoints(), int(points.size()), WaitMs);
     QCOMPARE(page.shownRetries(), 0);
@@ -151,7 +138,8 @@ void TestLatencyCharts::loadDialogRunsTheEngine()
         qPrintable(dialog.summaryText()));
     QVERIFY(dialog.histogram()->binCount() >= 1);
     // The same calls went through Engine::call: on the server's chart too.
-    QTRY_COMPARE_WITH_TIMEOUT(pointsOf(m_metrics->points(u"everything"_s), u"echo"_s), 60, WaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(m_metrics->toolStats(u"everything"_s, u"echo"_s), WaitMs);
+    QCOMPARE(m_metrics->toolStats(u"everything"_s, u"echo"_s)->count(), 60);
 }
 
 QTEST_MAIN(TestLatencyCharts)

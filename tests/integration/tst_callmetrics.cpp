@@ -20,17 +20,6 @@ namespace {
 
 constexpr int WaitMs = 30000;
 
-ServerConfig everythingConfig()
-{
-    ServerConfig config;
-    config.name = u"everything"_s;
-    config.transport = TransportKind::Stdio;
-    config.command = nodeBinary();
-    config.args = { everythingScript(), u"stdio"_s };
-    config.cwd = peersDir();
-    return config;
-}
-
 int pointsOf(const QList<LatencyPoint>& points, const QString& tool)
 {
     int n = 0;
@@ -57,7 +46,7 @@ void TestCallMetrics::onePointPerCall()
     ToolsModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setMetrics(&metrics);
-    ServerConnection* connection = engine.addServer(everythingConfig());
+    ServerConnection* connection = engine.addServer(everythingStdioConfig());
     model.setConnection(connection);
     QSignalSpy ready(connection, &ServerConnection::ready);
     connection->connectToServer();
@@ -117,7 +106,7 @@ void TestCallMetrics::loadRunCallsAreCounted()
 {
     Engine engine;
     CallMetrics metrics(&engine);
-    ServerConnection* connection = engine.addServer(everythingConfig());
+    ServerConnection* connection = engine.addServer(everythingStdioConfig());
     QSignalSpy ready(connection, &ServerConnection::ready);
     connection->connectToServer();
     QVERIFY(ready.wait(WaitMs));

@@ -120,20 +120,27 @@ void ToolsPage::reselectKeptTool()
     }
 }
 
+std::optional<QJsonObject> ToolsPage::selectedCall(QString* name)
+{
+    const QModelIndex tool = m_toolsView->currentIndex();
+    if (!m_currentConnection() || !tool.isValid()) {
+        Q_EMIT statusMessage(tr("Select a server and a tool first."));
+        return std::nullopt;
+    }
+    *name = tool.data(ToolsModelRole::ToolNameRole).toString();
+    std::optional<QJsonObject> arguments = m_composer->arguments();
+    if (!arguments)
+        Q_EMIT statusMessage(tr("The arguments for %1 are not valid yet; see the composer.").arg(*name));
+    return arguments;
+}
+
 void ToolsPage::callSelectedTool()
 {
+    QString name;
+    const std::optional<QJsonObject> arguments = selectedCall(&name);
+    if (!arguments)
+        return;
     ServerConnection* c = m_currentConnection();
-    const QModelIndex tool = m_toolsView->currentIndex();
-    if (!c || !tool.isValid()) {
-        Q_EMIT statusMessage(tr("Select a server and a tool first."));
-        return;
-    }
-    const QString name = tool.data(ToolsModelRole::ToolNameRole).toString();
-    const std::optional<QJsonObject> arguments = m_composer->arguments();
-    if (!arguments) {
-        Q_EMIT statusMessage(tr("The arguments for %1 are not valid yet; see the composer.").arg(name));
-        return;
-    }
     CallOptions options;
     QPointer<CallComposer> composer(m_composer);
     options.onProgress = [composer](const ProgressUpdate& update) {
@@ -158,18 +165,9 @@ void ToolsPage::callSelectedTool()
 
 void ToolsPage::requestLoad()
 {
-    const QModelIndex tool = m_toolsView->currentIndex();
-    if (!m_currentConnection() || !tool.isValid()) {
-        Q_EMIT statusMessage(tr("Select a server and a tool first."));
-        return;
-    }
-    const QString name = tool.data(ToolsModelRole::ToolNameRole).toString();
-    const std::optional<QJsonObject> arguments = m_composer->arguments();
-    if (!arguments) {
-        Q_EMIT statusMessage(tr("The arguments for %1 are not valid yet; see the composer.").arg(name));
-        return;
-    }
-    Q_EMIT loadRequested(name, *arguments);
+    QString name;
+    if (const std::optional<QJsonObject> arguments = selectedCall(&name))
+        Q_EMIT loadRequested(name, *arguments);
 }
 
 void ToolsPage::onCallUpdated(const CallRecord& record)

@@ -2,10 +2,12 @@
 
 #include "calllog/callrecord.h"
 
+#include <QJsonObject>
 #include <QPointer>
 #include <QSplitter>
 
 #include <functional>
+#include <optional>
 
 class QAbstractItemModel;
 class QModelIndex;
@@ -51,6 +53,8 @@ Q_SIGNALS:
     void loadRequested(const QString& tool, const QJsonObject& arguments);
 
 private:
+    /// The selected tool's name and the composer's arguments, or nullopt after saying why not (statusMessage).
+    std::optional<QJsonObject> selectedCall(QString* name);
     void onCallUpdated(const CallRecord& record);
     void onToolSelected(const QModelIndex& index);
     void reselectKeptTool();
