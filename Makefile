@@ -9,7 +9,7 @@ NODE22 := tests/peers/node_modules/node/bin/node
 # (dbus-daemon: dbus-run-session; dbus-bin: dbus-send), gnome-keyring-daemon as its Secret Service,
 # libsecret-1-0 that qtkeychain opens at run time, and secret-tool for tst_tokenstore's check of the entry.
 DEB_PACKAGES := cmake ninja-build g++ ccache pkg-config \
-	qt6-base-dev qt6-networkauth-dev qt6-charts-dev qt6-svg-dev qtkeychain-qt6-dev \
+	qt6-base-dev qt6-networkauth-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev qtkeychain-qt6-dev \
 	libqt6sql6-sqlite libvalijson-dev libgl-dev libssl-dev nodejs npm xvfb xauth \
 	dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libsecret-tools
 
@@ -81,7 +81,7 @@ bench: deps
 	cmake --build --preset release
 	@# The official Inspector is only a yardstick: a scratch install beside the build, not a pinned peer.
 	@[ -f build-release/inspector/node_modules/@modelcontextprotocol/inspector/package.json ] || \
-	  (echo "make bench: installing @modelcontextprotocol/inspector@$(INSPECTOR_VERSION) into build-release/inspector for the side-by-side start-up figures"; \
+	  (echo "make bench: installing @modelcontextprotocol/inspector@$(INSPECTOR_VERSION) into build-release/inspector for the side-by-side start-up and load figures"; \
 	   npm install --prefix build-release/inspector --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@$(INSPECTOR_VERSION)) || true
 	MCPSCOPE_INSPECTOR_DIR=$(CURDIR)/build-release/inspector ctest --test-dir build-release -L bench --output-on-failure -V
 

@@ -309,6 +309,8 @@ void CliApp::runCommand()
             });
     } else if (m_command == QLatin1String("subscribe")) {
         subscribe();
+    } else if (m_command == QLatin1String("load")) {
+        load();
     } else if (m_command == QLatin1String("prompt")) {
         if (m_commandArgs.isEmpty())
             return fail(tr("prompt needs a prompt name"), ExitUsage);

@@ -3,6 +3,7 @@
 #include "calllog/callrecord.h"
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
+#include "engine/loadrunner.h"
 #include "engine/serverauth.h"
 #include "exitcodes.h"
 #include "session/clientsession.h"
@@ -55,6 +56,12 @@ private:
     void request(const QString& method, const QJsonObject& params, std::function<void(const CallRecord&)> done);
     /// Pages through a list method through Engine::list and completes the command with the whole list.
     void list(const QString& method, const QString& key);
+    /// load TOOL [JSON] --concurrency N (--duration S | --requests N) (loadcommand.cpp).
+    void load();
+    /// The load command's options, checked by parse().
+    bool parseLoadOptions(const QCommandLineParser& parser, const QCommandLineOption& concurrencyOpt,
+        const QCommandLineOption& durationOpt, const QCommandLineOption& requestsOpt, const QCommandLineOption& rateOpt,
+        const QCommandLineOption& faultOpt, QString* error);
     /// subscribe URI --for SECONDS (cliresources.cpp).
     void subscribe();
     /// read --out: the first content (a blob decoded, or the text as UTF-8) into m_outFile.
@@ -81,6 +88,7 @@ private:
     qint64 m_timeoutMs = 60000;
     qint64 m_forMs = 10000; ///< subscribe --for
     QString m_outFile; ///< read --out
+    LoadSpec m_load; ///< load's options
     ServerAuth::Browser m_authBrowser = ServerAuth::Browser::External;
     ScriptedResponder m_responder;
     Engine* m_engine = nullptr;

@@ -31,7 +31,7 @@ namespace {
 const QStringList Commands { QStringLiteral("info"), QStringLiteral("tools"), QStringLiteral("call"),
     QStringLiteral("resources"), QStringLiteral("templates"), QStringLiteral("read"), QStringLiteral("prompts"),
     QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping"), QStringLiteral("run"),
-    QStringLiteral("subscribe") };
+    QStringLiteral("subscribe"), QStringLiteral("load") };
 } // namespace
 
 QString CliApp::helpText()
@@ -71,6 +71,14 @@ QString CliApp::helpText()
                "  complete prompt|resource NAME-OR-URI ARG [VALUE]\n"
                "                              argument completion\n"
                "  ping                        round trip\n"
+               "  load TOOL [JSON-ARGS] --concurrency N (--duration SECONDS | --requests N) [--rate R] [--fault "
+               "SPEC]\n"
+               "                              call TOOL N at a time through the recovery engine; report ok, tool\n"
+               "                              errors, errors, uncertain and breaker-open counts, latency min, mean,\n"
+               "                              p50, p90, p99 and max, and the top errors (--json: one object);\n"
+               "                              --rate caps calls started per second; --fault NAME[:every=N][:ms=MS]\n"
+               "                              arms fault NAME before every N-th call (an HTTP server gets the\n"
+               "                              fault proxy); exits 0 once the report is printed\n"
                "  run SCRIPT|-                steps, one per line, through the recovery engine: call TOOL JSON, "
                "tools,\n"
                "                              ping, expire [server|client], reconnect, kill, fault NAME [N] [ARGS],\n"
@@ -175,6 +183,63 @@ bool CliApp::parseAuthOptions(const QCommandLineParser& parser, const QCommandLi
     return true;
 }
 
+bool CliApp::parseLoadOptions(const QCommandLineParser& parser, const QCommandLineOption& concurrencyOpt,
+    const QCommandLineOption& durationOpt, const QCommandLineOption& requestsOpt, const QCommandLineOption& rateOpt,
+    const QCommandLineOption& faultOpt, QString* error)
+{
+    const bool isLoad = m_command == QLatin1String("load");
+    for (const QCommandLineOption* option : { &concurrencyOpt, &durationOpt, &requestsOpt, &rateOpt, &faultOpt }) {
+        if (!isLoad && parser.isSet(*option)) {
+            *error = tr("--%1 is for the load command").arg(option->names().first());
+            return false;
+        }
+    }
+    if (!isLoad)
+        return true;
+    constexpr double MaxCount = std::numeric_limits<int>::max();
+    constexpr double MaxSeconds = std::numeric_limits<int>::max() / 1000;
+    const auto number = [&](const QCommandLineOption& option, const QString& what, double min, double max,
+                            bool integral) -> std::optional<double> {
+        const auto value = CliNumbers::parse(parser.value(option), min, max, integral);
+        if (!value)
+            *error = CliNumbers::rangeError(
+                QStringLiteral("--") + option.names().first(), what, min, max, parser.value(option));
+        return value;
+    };
+    if (parser.isSet(concurrencyOpt)) {
+        const auto n = number(concurrencyOpt, tr("a number of calls"), 1, 10000, true);
+        if (!n)
+            return false;
+        m_load.concurrency = int(*n);
+    }
+    if (parser.isSet(durationOpt)) {
+        const auto seconds = number(durationOpt, tr("a number of seconds"), 0.001, MaxSeconds, false);
+        if (!seconds)
+            return false;
+        m_load.durationMs = qRound64(*seconds * 1000);
+    }
+    if (parser.isSet(requestsOpt)) {
+        const auto n = number(requestsOpt, tr("a number of calls"), 1, MaxCount, true);
+        if (!n)
+            return false;
+        m_load.requests = int(*n);
+    }
+    if (parser.isSet(rateOpt)) {
+        const auto rate = number(rateOpt, tr("calls per second"), 0.001, 1e6, false);
+        if (!rate)
+            return false;
+        m_load.rate = *rate;
+    }
+    if (parser.isSet(faultOpt)) {
+        m_load.fault = LoadSpec::parseFault(parser.value(faultOpt), error);
+        if (!m_load.fault)
+            return false;
+    }
+    m_load.tool = m_commandArgs.value(0);
+    *error = LoadRunner::validate(m_load);
+    return error->isEmpty();
+}
+
 bool CliApp::parse(const QStringList& arguments, QString* error)
 {
     QCommandLineParser parser;
@@ -210,10 +275,16 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption logOpt(QStringLiteral("log"), {}, QStringLiteral("file"));
     const QCommandLineOption forOpt(QStringLiteral("for"), {}, QStringLiteral("seconds"));
     const QCommandLineOption outOpt(QStringLiteral("out"), {}, QStringLiteral("file"));
-    parser.addOptions({ forOpt, outOpt, faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt,
-        insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt,
-        logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt,
-        clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt });
+    const QCommandLineOption concurrencyOpt(QStringLiteral("concurrency"), {}, QStringLiteral("n"));
+    const QCommandLineOption durationOpt(QStringLiteral("duration"), {}, QStringLiteral("seconds"));
+    const QCommandLineOption requestsOpt(QStringLiteral("requests"), {}, QStringLiteral("n"));
+    const QCommandLineOption rateOpt(QStringLiteral("rate"), {}, QStringLiteral("calls/s"));
+    const QCommandLineOption faultOpt(QStringLiteral("fault"), {}, QStringLiteral("spec"));
+    parser.addOptions(
+        { concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, forOpt, outOpt, faultProxyOpt, logOpt, urlOpt,
+            headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt,
+            jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt,
+            responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
@@ -249,7 +320,9 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     }
     m_command = positional.first();
     m_commandArgs = positional.mid(1);
-    if ((m_command == QLatin1String("call") || m_command == QLatin1String("prompt")) && m_commandArgs.size() > 1) {
+    if ((m_command == QLatin1String("call") || m_command == QLatin1String("prompt")
+            || m_command == QLatin1String("load"))
+        && m_commandArgs.size() > 1) {
         // Checked before any server starts, so a typo costs nothing.
         QJsonParseError parseError;
         if (!QJsonDocument::fromJson(m_commandArgs.at(1).toUtf8(), &parseError).isObject()) {
@@ -274,6 +347,8 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         }
         m_forMs = qRound64(*seconds * 1000);
     }
+    if (!parseLoadOptions(parser, concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, error))
+        return false;
     if (parser.isSet(outOpt)) {
         if (m_command != QLatin1String("read")) {
             *error = tr("--out is for the read command");
@@ -449,6 +524,9 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     // Roots are declared when --root, a responses file or the server's configuration gives some.
     m_responder.setDeclareUnscriptedRoots(false);
 
+    // A load's HTTP fault goes through the connection's embedded proxy.
+    if (m_load.fault && m_config.isHttp())
+        m_config.viaFaultProxy = true;
     if (parser.isSet(faultProxyOpt) && !m_config.isHttp()) {
         *error = tr("--fault-proxy needs an HTTP server (--url or an HTTP entry of --config)");
         return false;

@@ -1,5 +1,6 @@
 #include "toolsmodel.h"
 
+#include "callmetrics.h"
 #include "engine/serverconnection.h"
 
 namespace mcpscope {
@@ -58,6 +59,25 @@ void ToolsModel::setConnection(ServerConnection* connection)
         connect(connection, &QObject::destroyed, this, [this] { show({}, PolicySettings {}); });
     }
     refresh();
+}
+
+void ToolsModel::setMetrics(CallMetrics* metrics)
+{
+    if (m_metrics)
+        m_metrics->disconnect(this);
+    m_metrics = metrics;
+    if (metrics) {
+        connect(metrics, &CallMetrics::changed, this, &ToolsModel::onMetricsChanged);
+        connect(metrics, &CallMetrics::cleared, this, &ToolsModel::onMetricsChanged);
+    }
+    onMetricsChanged(m_connection ? m_connection->name() : QString());
+}
+
+void ToolsModel::onMetricsChanged(const QString& server)
+{
+    if (m_tools.isEmpty() || !m_connection || m_connection->name() != server)
+        return;
+    Q_EMIT dataChanged(index(0, ToolsModelColumn::Calls), index(int(m_tools.size()) - 1, ToolsModelColumn::P99));
 }
 
 void ToolsModel::setTools(const QList<ToolInfo>& tools, const PolicySettings& settings)
@@ -142,6 +162,20 @@ QVariant ToolsModel::data(const QModelIndex& index, int role) const
             return tool.title;
         case ToolsModelColumn::OnExpiry:
             return int(expiryBehaviour(index.row()));
+        case ToolsModelColumn::Calls:
+        case ToolsModelColumn::ErrorRate:
+        case ToolsModelColumn::P50:
+        case ToolsModelColumn::P99: {
+            const CallStats* stats
+                = m_metrics && m_connection ? m_metrics->toolStats(m_connection->name(), tool.name) : nullptr;
+            if (!stats)
+                return {};
+            if (column == ToolsModelColumn::Calls)
+                return stats->count();
+            if (column == ToolsModelColumn::ErrorRate)
+                return stats->errorRate();
+            return stats->latency().percentile(column == ToolsModelColumn::P50 ? 50 : 99);
+        }
         default:
             if (isHintColumn(column))
                 return tool.annotations.value(hintOf(column).key).toVariant();

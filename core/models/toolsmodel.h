@@ -10,6 +10,7 @@
 
 namespace mcpscope {
 
+class CallMetrics;
 class ServerConnection;
 
 /// The tools of one server's current session, one row per tool, with raw annotation values and the
@@ -32,6 +33,9 @@ public:
     /// Shows connection's tools; nullptr shows none.
     void setConnection(ServerConnection* connection);
     ServerConnection* connection() const;
+    /// Where the Calls, ErrorRate, P50 and P99 columns come from (the connection's server in it); they
+    /// update when it says the server's figures changed.
+    void setMetrics(CallMetrics* metrics);
     /// Shows a fixed list (an offline snapshot) and detaches from any connection.
     void setTools(const QList<ToolInfo>& tools, const PolicySettings& settings);
 
@@ -52,7 +56,10 @@ public Q_SLOTS:
 private:
     void show(QList<ToolInfo> tools, const PolicySettings& settings);
 
+    void onMetricsChanged(const QString& server);
+
     QPointer<ServerConnection> m_connection;
+    QPointer<CallMetrics> m_metrics;
     QList<ToolInfo> m_tools;
     PolicySettings m_settings;
 };

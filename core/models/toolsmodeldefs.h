@@ -25,6 +25,12 @@ enum Column {
     IdempotentHint,
     OpenWorldHint,
     OnExpiry, ///< int: an ExpiryBehaviour
+    /// The finished tools/calls of this tool on this server (CallMetrics; the model needs setMetrics()).
+    /// Invalid QVariants before the first one ended.
+    Calls, ///< int
+    ErrorRate, ///< double, 0..1: the share that did not end ok
+    P50, ///< double: latency in ms
+    P99, ///< double: latency in ms
     Count
 };
 } // namespace ToolsModelColumn

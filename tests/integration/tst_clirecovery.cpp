@@ -6,6 +6,7 @@
 
 #include "clirun.h"
 #include "ledger.h"
+#include "ledgerhttppeer.h"
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -21,58 +22,6 @@
 
 using namespace Qt::StringLiterals;
 using namespace mcpscope::test;
-
-namespace {
-
-QString peerScript()
-{
-    return QStringLiteral(MCPSCOPE_PEERS_DIR) + u"/ledger-peer.mjs"_s;
-}
-
-/// The ledger peer over Streamable HTTP, on a port of its own choosing, which it prints.
-class HttpPeer
-{
-public:
-    ~HttpPeer()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished(5000);
-        }
-    }
-
-    bool start(const QString& ledger, QString* error)
-    {
-        m_process.setProgram(QStringLiteral(MCPSCOPE_NODE));
-        m_process.setArguments({ peerScript(), u"http"_s, u"0"_s, ledger });
-        m_process.setWorkingDirectory(QStringLiteral(MCPSCOPE_PEERS_DIR));
-        m_process.setProcessChannelMode(QProcess::MergedChannels);
-        m_process.start();
-        QByteArray output;
-        const auto listening = [&] {
-            output += m_process.readAll();
-            return output.contains("listening ") && output.indexOf('\n', output.indexOf("listening ")) > 0;
-        };
-        for (QDeadlineTimer deadline(30000); !listening() && !deadline.hasExpired();) {
-            if (!m_process.waitForReadyRead(100) && m_process.state() == QProcess::NotRunning)
-                break;
-        }
-        if (!listening()) {
-            *error = u"the HTTP ledger peer did not start: "_s + QString::fromUtf8(output);
-            return false;
-        }
-        const QByteArray rest = output.mid(output.indexOf("listening ") + 10);
-        m_port = rest.left(rest.indexOf('\n')).trimmed().toUShort();
-        return m_port != 0;
-    }
-    QString url() const { return u"http://127.0.0.1:%1/mcp"_s.arg(m_port); }
-
-private:
-    QProcess m_process;
-    quint16 m_port = 0;
-};
-
-} // namespace
 
 class TestCliRecovery : public QObject
 {
@@ -96,7 +45,7 @@ private:
     QStringList serverFor(const QString& transport, bool faultProxy);
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<HttpPeer> m_http;
+    std::unique_ptr<LedgerHttpPeer> m_http;
     Ledger m_ledger;
 };
 
@@ -124,9 +73,9 @@ QStringList TestCliRecovery::serverFor(const QString& transport, bool faultProxy
 {
     if (transport == "stdio"_L1) {
         return { u"--stdio"_s,
-            u"\"%1\" \"%2\" stdio \"%3\""_s.arg(QStringLiteral(MCPSCOPE_NODE), peerScript(), m_ledger.path) };
+            u"\"%1\" \"%2\" stdio \"%3\""_s.arg(QStringLiteral(MCPSCOPE_NODE), ledgerPeerScript(), m_ledger.path) };
     }
-    m_http = std::make_unique<HttpPeer>();
+    m_http = std::make_unique<LedgerHttpPeer>();
     QString error;
     if (!m_http->start(m_ledger.path, &error)) {
         qWarning("%s", qPrintable(error));

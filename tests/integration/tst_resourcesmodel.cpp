@@ -19,23 +19,12 @@ namespace {
 
 constexpr int WaitMs = 30000;
 
-ServerConfig everythingConfig()
-{
-    ServerConfig config;
-    config.name = QStringLiteral("everything");
-    config.transport = TransportKind::Stdio;
-    config.command = nodeBinary();
-    config.args = { everythingScript(), QStringLiteral("stdio") };
-    config.cwd = peersDir();
-    return config;
-}
-
 /// An engine with server-everything and a ResourcesModel (under the tester) attached before it connects.
 struct Rig
 {
     Rig()
     {
-        connection = engine.addServer(everythingConfig());
+        connection = engine.addServer(everythingStdioConfig());
         model.setConnection(connection);
     }
 

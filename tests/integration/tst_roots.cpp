@@ -21,12 +21,7 @@ constexpr int WaitMs = 30000;
 
 ServerConfig everythingConfig(const QStringList& roots)
 {
-    ServerConfig config;
-    config.name = QStringLiteral("everything");
-    config.transport = TransportKind::Stdio;
-    config.command = nodeBinary();
-    config.args = { everythingScript(), QStringLiteral("stdio") };
-    config.cwd = peersDir();
+    ServerConfig config = everythingStdioConfig();
     config.roots = roots;
     return config;
 }

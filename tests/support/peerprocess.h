@@ -2,6 +2,8 @@
 
 // Test support: starts a Node peer on the pinned Node 22 and waits until it listens.
 
+#include "config/serverconfig.h"
+
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QSignalSpy>
@@ -25,6 +27,18 @@ inline QString nodeBinary()
 inline QString everythingScript()
 {
     return peersDir() + QStringLiteral("/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+}
+
+/// server-everything over stdio on the pinned Node, named "everything".
+inline ServerConfig everythingStdioConfig()
+{
+    ServerConfig config;
+    config.name = QStringLiteral("everything");
+    config.transport = TransportKind::Stdio;
+    config.command = nodeBinary();
+    config.args = { everythingScript(), QStringLiteral("stdio") };
+    config.cwd = peersDir();
+    return config;
 }
 
 /// A loopback port that was free a moment ago.

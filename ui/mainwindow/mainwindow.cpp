@@ -4,6 +4,8 @@
 #include "calls/callsexporter.h"
 #include "calls/callspanel.h"
 #include "calls/logviewerwindow.h"
+#include "charts/latencychartspage.h"
+#include "charts/loaddialog.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "mainwindow/authcontroller.h"
@@ -20,6 +22,7 @@
 #include "mainwindow/toolspage.h"
 #include "mainwindow/trafficdock.h"
 #include "mainwindow/unsavedchanges.h"
+#include "models/callmetrics.h"
 #include "models/callsmodel.h"
 #include "models/serverlistmodel.h"
 #include "models/serveroutput.h"
@@ -62,6 +65,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_serverPresentation = new ServerListPresentation(this);
     m_serverPresentation->setSourceModel(m_serverModel);
     m_toolsModel = new ToolsModel(this);
+    m_metrics = new CallMetrics(engine(), this);
+    m_toolsModel->setMetrics(m_metrics);
     m_toolsPresentation = new ToolsPresentation(this);
     m_toolsPresentation->setSourceModel(m_toolsModel);
     m_trafficModel = new TrafficModel(this);
@@ -143,6 +148,7 @@ void MainWindow::createCentre()
     m_tools = new ToolsPage(
         engine(), m_toolsPresentation, [this] { return currentConnection(); }, m_centre);
     connect(m_tools, &ToolsPage::statusMessage, this, &MainWindow::setStatus);
+    connect(m_tools, &ToolsPage::loadRequested, this, &MainWindow::openLoadDialog);
     m_centre->addTab(m_tools, tr("Tools"));
 
     // HTTP servers only: the tab hides for a stdio server.
@@ -166,6 +172,9 @@ void MainWindow::createCentre()
     m_resources->setObjectName(QStringLiteral("resourcesPage"));
     connect(m_resources, &ResourcesPage::statusMessage, this, &MainWindow::setStatus);
     m_centre->addTab(m_resources, tr("Resources"));
+    m_charts = new LatencyChartsPage(m_metrics, m_centre);
+    m_charts->setObjectName(QStringLiteral("chartsPage"));
+    m_centre->addTab(m_charts, tr("Charts"));
     connect(m_tools->resultView(), &ResultView::resourceLinkActivated, this, [this](const QString& uri) {
         m_centre->setCurrentWidget(m_resources);
         m_resources->openUri(uri);
@@ -306,9 +315,21 @@ void MainWindow::refreshServerViews()
     m_banner->showConnection(c);
     m_prompts->showConnection(c);
     m_resources->showConnection(c);
+    m_charts->showServer(c ? c->name() : QString());
     m_faultBar->refresh();
     if (m_serverActions)
         m_serverActions->refresh();
+}
+
+LoadDialog* MainWindow::openLoadDialog(const QString& tool, const QJsonObject& arguments)
+{
+    ServerConnection* c = currentConnection();
+    if (!c)
+        return nullptr;
+    auto* dialog = new LoadDialog(engine(), c->name(), tool, arguments, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
 }
 
 bool MainWindow::showAuthTab()

@@ -40,6 +40,9 @@ class ServersDock;
 class TimelineView;
 class PromptsPage;
 class ResourcesPage;
+class CallMetrics;
+class LatencyChartsPage;
+class LoadDialog;
 class ToolsModel;
 class ToolsPresentation;
 class TrafficDock;
@@ -88,6 +91,10 @@ public:
     /// The Auth tab (HTTP servers only).
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
+    LatencyChartsPage* chartsPage() const { return m_charts; }
+    CallMetrics* callMetrics() const { return m_metrics; }
+    /// Load… on a tool of the selected server: a dialog of its own (closing it deletes it), returned.
+    LoadDialog* openLoadDialog(const QString& tool, const QJsonObject& arguments);
     ResourcesPage* resourcesPage() const { return m_resources; }
     ServerRequestsDock* serverRequestsDock() const { return m_requests; }
     ServerOutputView* serverOutputView() const { return m_outputView; }
@@ -121,6 +128,7 @@ private:
     ServerListModel* m_serverModel = nullptr;
     ServerListPresentation* m_serverPresentation = nullptr;
     ToolsModel* m_toolsModel = nullptr;
+    CallMetrics* m_metrics = nullptr;
     ToolsPresentation* m_toolsPresentation = nullptr;
     CallsPanel* m_calls = nullptr;
     CallsExporter* m_exporter = nullptr;
@@ -139,6 +147,7 @@ private:
     ToolsPage* m_tools = nullptr;
     AuthView* m_auth = nullptr;
     PromptsPage* m_prompts = nullptr;
+    LatencyChartsPage* m_charts = nullptr;
     ResourcesPage* m_resources = nullptr;
     ServerRequestsDock* m_requests = nullptr;
     AuthController* m_authController = nullptr;

@@ -7,6 +7,7 @@
 #include "presentation/presentation.h"
 #include "result/resultview.h"
 
+#include <QAction>
 #include <QHeaderView>
 #include <QJsonObject>
 #include <QShortcut>
@@ -54,6 +55,12 @@ ToolsPage::ToolsPage(
                 callSelectedTool();
         });
     }
+    auto* load = new QAction(tr("Load…"), m_toolsView);
+    load->setObjectName(QStringLiteral("loadToolAction"));
+    load->setToolTip(tr("Call this tool many times at once and see the latencies"));
+    connect(load, &QAction::triggered, this, &ToolsPage::requestLoad);
+    m_toolsView->addAction(load);
+    m_toolsView->setContextMenuPolicy(Qt::ActionsContextMenu);
     connect(m_composer, &CallComposer::callRequested, this, [this] { callSelectedTool(); });
     connect(m_composer, &CallComposer::cancelRequested, this, [this] {
         if (m_runningOn && !m_runningCall.isEmpty())
@@ -113,20 +120,27 @@ void ToolsPage::reselectKeptTool()
     }
 }
 
+std::optional<QJsonObject> ToolsPage::selectedCall(QString* name)
+{
+    const QModelIndex tool = m_toolsView->currentIndex();
+    if (!m_currentConnection() || !tool.isValid()) {
+        Q_EMIT statusMessage(tr("Select a server and a tool first."));
+        return std::nullopt;
+    }
+    *name = tool.data(ToolsModelRole::ToolNameRole).toString();
+    std::optional<QJsonObject> arguments = m_composer->arguments();
+    if (!arguments)
+        Q_EMIT statusMessage(tr("The arguments for %1 are not valid yet; see the composer.").arg(*name));
+    return arguments;
+}
+
 void ToolsPage::callSelectedTool()
 {
+    QString name;
+    const std::optional<QJsonObject> arguments = selectedCall(&name);
+    if (!arguments)
+        return;
     ServerConnection* c = m_currentConnection();
-    const QModelIndex tool = m_toolsView->currentIndex();
-    if (!c || !tool.isValid()) {
-        Q_EMIT statusMessage(tr("Select a server and a tool first."));
-        return;
-    }
-    const QString name = tool.data(ToolsModelRole::ToolNameRole).toString();
-    const std::optional<QJsonObject> arguments = m_composer->arguments();
-    if (!arguments) {
-        Q_EMIT statusMessage(tr("The arguments for %1 are not valid yet; see the composer.").arg(name));
-        return;
-    }
     CallOptions options;
     QPointer<CallComposer> composer(m_composer);
     options.onProgress = [composer](const ProgressUpdate& update) {
@@ -147,6 +161,13 @@ void ToolsPage::callSelectedTool()
         m_result->showRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
         m_runningCall.clear();
     }
+}
+
+void ToolsPage::requestLoad()
+{
+    QString name;
+    if (const std::optional<QJsonObject> arguments = selectedCall(&name))
+        Q_EMIT loadRequested(name, *arguments);
 }
 
 void ToolsPage::onCallUpdated(const CallRecord& record)

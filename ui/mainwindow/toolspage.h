@@ -2,10 +2,12 @@
 
 #include "calllog/callrecord.h"
 
+#include <QJsonObject>
 #include <QPointer>
 #include <QSplitter>
 
 #include <functional>
+#include <optional>
 
 class QAbstractItemModel;
 class QModelIndex;
@@ -22,7 +24,8 @@ class ServerConnection;
 /// selected tool, and the result of the call it runs. A call runs through Engine::call; its result
 /// shows when the engine reports it finished (or at once, when it is refused before it starts).
 ///
-/// Signals: statusMessage(text) when a call cannot start, saying why.
+/// Signals: statusMessage(text) when a call cannot start, saying why; loadRequested when the user asks
+/// for Load… on the selected tool (its context menu), with the composer's arguments.
 class ToolsPage : public QSplitter
 {
     Q_OBJECT
@@ -36,6 +39,8 @@ public:
     bool selectTool(const QString& name);
     /// Calls the selected tool with the composer's arguments (what Ctrl+Return does).
     void callSelectedTool();
+    /// Load… on the selected tool: emits loadRequested with the composer's arguments, or says why not.
+    void requestLoad();
     /// Empties the composer, for a newly selected server.
     void clearTool();
 
@@ -45,8 +50,11 @@ public:
 
 Q_SIGNALS:
     void statusMessage(const QString& text);
+    void loadRequested(const QString& tool, const QJsonObject& arguments);
 
 private:
+    /// The selected tool's name and the composer's arguments, or nullopt after saying why not (statusMessage).
+    std::optional<QJsonObject> selectedCall(QString* name);
     void onCallUpdated(const CallRecord& record);
     void onToolSelected(const QModelIndex& index);
     void reselectKeptTool();

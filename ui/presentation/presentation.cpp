@@ -14,6 +14,8 @@
 #include <QStyle>
 #include <QTableView>
 
+#include <cmath>
+
 namespace mcpscope {
 
 QString Presentation::stateText(ServerConnection::State state)
@@ -165,6 +167,15 @@ QString Presentation::durationText(qint64 ms)
     if (ms < 1000)
         return McpScope::tr("%1 ms").arg(ms);
     return McpScope::tr("%1 s").arg(double(ms) / 1000.0, 0, 'f', 2);
+}
+
+QString Presentation::latencyText(double ms)
+{
+    if (ms < 0)
+        return {};
+    if (ms < 10)
+        return McpScope::tr("%1 ms").arg(ms, 0, 'f', ms == std::floor(ms) ? 0 : 2);
+    return durationText(qRound64(ms));
 }
 
 QString Presentation::timeText(qint64 msSinceEpoch)
@@ -370,6 +381,24 @@ QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
         if (role == Qt::ToolTipRole)
             return QIdentityProxyModel::data(index, ToolsModelRole::DescriptionRole);
         break;
+    case Calls:
+    case ErrorRate:
+    case P50:
+    case P99: {
+        if (role == Qt::TextAlignmentRole)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        if (role != Qt::DisplayRole)
+            break;
+        const QVariant raw = QIdentityProxyModel::data(index, Qt::DisplayRole);
+        if (!raw.isValid())
+            return index.column() == Calls ? QStringLiteral("0") : QStringLiteral("–");
+        if (index.column() == Calls)
+            return raw;
+        if (index.column() == ErrorRate)
+            return QStringLiteral("%1 %").arg(
+                raw.toDouble() * 100, 0, 'f', raw.toDouble() > 0 && raw.toDouble() < 0.1 ? 1 : 0);
+        return Presentation::latencyText(raw.toDouble());
+    }
     default:
         break;
     }
@@ -396,6 +425,14 @@ QVariant ToolsPresentation::headerData(int section, Qt::Orientation orientation,
         return tr("openWorld");
     case OnExpiry:
         return tr("On expiry");
+    case Calls:
+        return tr("Calls");
+    case ErrorRate:
+        return tr("Errors");
+    case P50:
+        return tr("p50");
+    case P99:
+        return tr("p99");
     default:
         return {};
     }

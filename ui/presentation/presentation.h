@@ -24,6 +24,8 @@ QColor breakerColour(CircuitBreaker::State state);
 QString outcomeText(CallOutcome outcome);
 QColor outcomeColour(CallOutcome outcome);
 QString durationText(qint64 ms);
+/// A latency that may be fractional (a load run's, a percentile): "0.42 ms", "12 ms", "1.50 s".
+QString latencyText(double ms);
 QString timeText(qint64 msSinceEpoch);
 QString shortSessionId(const QString& id);
 /// The house table: whole-row selection, no row numbers, compact rows, alternating colours.

@@ -15,6 +15,7 @@
 #include "mainwindow/mainwindow.h"
 #include "output/serveroutputview.h"
 #include "result/resultview.h"
+#include "screenshot/chartsshots.h"
 #include "screenshot/frictionshots.h"
 #include "screenshot/resourcesshots.h"
 #include "transport/httpclient.h"
@@ -298,7 +299,14 @@ void ScreenshotDriver::stepResources()
             [this](auto condition, int timeoutMs, auto then, const QString& what) {
                 waitUntil(std::move(condition), timeoutMs, std::move(then), what);
             },
-            [this] { finish(); });
+            [this] {
+                ChartsShots::run(
+                    m_window, [this](QWidget* widget, const QString& file) { save(widget, file); },
+                    [this](auto condition, int timeoutMs, auto then, const QString& what) {
+                        waitUntil(std::move(condition), timeoutMs, std::move(then), what);
+                    },
+                    [this] { finish(); });
+            });
     });
     connect(shots, &ResourcesShots::failed, this, &ScreenshotDriver::fail);
     shots->start();
