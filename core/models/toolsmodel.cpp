@@ -142,6 +142,8 @@ QVariant ToolsModel::data(const QModelIndex& index, int role) const
             return tool.title;
         case ToolsModelColumn::OnExpiry:
             return int(expiryBehaviour(index.row()));
+        case ToolsModelColumn::TaskSupport:
+            return int(tool.taskSupport);
         default:
             if (isHintColumn(column))
                 return tool.annotations.value(hintOf(column).key).toVariant();
