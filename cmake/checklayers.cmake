@@ -18,7 +18,7 @@ set(rank_config 3)
 set(rank_engine 4)
 set(rank_models 5)
 # ui/ is one layer; its folders include each other freely.
-foreach(folder calls composer dialogs mainwindow output presentation prompts resources result screenshot)
+foreach(folder calls composer dialogs mainwindow output presentation prompts resources result screenshot tasks)
     set(rank_${folder} 6)
 endforeach()
 # app/: the CLI library, what both mains share, and the mains.

@@ -171,6 +171,13 @@ std::optional<TaskInfo> TaskTracker::task(const QString& server, const QString& 
     return std::nullopt;
 }
 
+std::optional<CallRecord> TaskTracker::record(const QString& server, const QString& taskId) const
+{
+    if (const Entry* entry = m_entries.value(keyOf(server, taskId)); entry && !entry->info.callId.isEmpty())
+        return entry->record;
+    return std::nullopt;
+}
+
 void TaskTracker::apply(Entry& entry, const QJsonObject& task)
 {
     TaskInfo& info = entry.info;

@@ -85,6 +85,9 @@ public:
     QString follow(const CallRecord& creating);
     QList<TaskInfo> tasks(const QString& server) const;
     std::optional<TaskInfo> task(const QString& server, const QString& taskId) const;
+    /// The creating call's record as last published (with the task's timeline and result); none for a task
+    /// only tasks/list told of.
+    std::optional<CallRecord> record(const QString& server, const QString& taskId) const;
     /// tasks/cancel; done (optional) gets the request's record.
     void cancel(const QString& server, const QString& taskId, std::function<void(const CallRecord&)> done = {});
     /// tasks/list, every page; tasks McpScope did not create are shown, not followed. done gets the record.

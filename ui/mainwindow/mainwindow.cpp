@@ -30,6 +30,7 @@
 #include "prompts/promptspage.h"
 #include "resources/resourcespage.h"
 #include "result/resultview.h"
+#include "tasks/taskspage.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -165,6 +166,9 @@ void MainWindow::createCentre()
     m_resources->setObjectName(QStringLiteral("resourcesPage"));
     connect(m_resources, &ResourcesPage::statusMessage, this, &MainWindow::setStatus);
     m_centre->addTab(m_resources, tr("Resources"));
+    m_tasks = new TasksPage(engine(), m_centre);
+    connect(m_tasks, &TasksPage::statusMessage, this, &MainWindow::setStatus);
+    m_centre->addTab(m_tasks, tr("Tasks"));
     connect(m_tools->resultView(), &ResultView::resourceLinkActivated, this, [this](const QString& uri) {
         m_centre->setCurrentWidget(m_resources);
         m_resources->openUri(uri);
@@ -300,6 +304,7 @@ void MainWindow::refreshServerViews()
     m_banner->showConnection(c);
     m_prompts->showConnection(c);
     m_resources->showConnection(c);
+    m_tasks->showConnection(c);
     m_faultBar->refresh();
     if (m_serverActions)
         m_serverActions->refresh();

@@ -39,6 +39,7 @@ class ServersDock;
 class TimelineView;
 class PromptsPage;
 class ResourcesPage;
+class TasksPage;
 class ToolsModel;
 class ToolsPresentation;
 class TrafficDock;
@@ -88,6 +89,7 @@ public:
     AuthView* authView() const { return m_auth; }
     PromptsPage* promptsPage() const { return m_prompts; }
     ResourcesPage* resourcesPage() const { return m_resources; }
+    TasksPage* tasksPage() const { return m_tasks; }
     ServerOutputView* serverOutputView() const { return m_outputView; }
     TrafficDock* trafficDock() const { return m_traffic; }
     ServerActions* serverActions() const { return m_serverActions; }
@@ -138,6 +140,7 @@ private:
     AuthView* m_auth = nullptr;
     PromptsPage* m_prompts = nullptr;
     ResourcesPage* m_resources = nullptr;
+    TasksPage* m_tasks = nullptr;
     AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;
     QLabel* m_status = nullptr;

@@ -17,6 +17,7 @@
 #include "result/resultview.h"
 #include "screenshot/frictionshots.h"
 #include "screenshot/resourcesshots.h"
+#include "screenshot/tasksshots.h"
 #include "transport/httpclient.h"
 
 #include <QApplication>
@@ -292,7 +293,16 @@ void ScreenshotDriver::stepResources()
 {
     auto* shots = new ResourcesShots(
         m_window, [this](QWidget* widget, const QString& name) { save(widget, name); }, this);
-    connect(shots, &ResourcesShots::done, this, [this] {
+    connect(shots, &ResourcesShots::done, this, &ScreenshotDriver::stepTasks);
+    connect(shots, &ResourcesShots::failed, this, &ScreenshotDriver::fail);
+    shots->start();
+}
+
+void ScreenshotDriver::stepTasks()
+{
+    auto* shots = new TasksShots(
+        m_window, [this](QWidget* widget, const QString& name) { save(widget, name); }, this);
+    connect(shots, &TasksShots::done, this, [this] {
         FrictionShots::run(
             m_window, [this](QWidget* widget, const QString& file) { save(widget, file); },
             [this](auto condition, int timeoutMs, auto then, const QString& what) {
@@ -300,7 +310,7 @@ void ScreenshotDriver::stepResources()
             },
             [this] { finish(); });
     });
-    connect(shots, &ResourcesShots::failed, this, &ScreenshotDriver::fail);
+    connect(shots, &TasksShots::failed, this, &ScreenshotDriver::fail);
     shots->start();
 }
 
