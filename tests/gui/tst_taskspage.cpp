@@ -8,13 +8,13 @@
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "engine/tasktracker.h"
+#include "everythingconfig.h"
 #include "guienvironment.h"
 #include "mainwindow/toolspage.h"
 #include "models/tasksmodel.h"
 #include "models/tasksmodeldefs.h"
 #include "models/toolsmodel.h"
 #include "models/toolsmodeldefs.h"
-#include "peerprocess.h"
 #include "presentation/presentation.h"
 #include "result/resultview.h"
 #include "tasks/taskspage.h"
@@ -36,21 +36,12 @@ namespace {
 constexpr int WaitMs = 30000;
 const QString Tool = QStringLiteral("simulate-research-query");
 
-ServerConfig everythingConfig()
-{
-    ServerConfig config;
-    config.name = QStringLiteral("everything");
-    config.command = test::nodeBinary();
-    config.args = QStringList { test::everythingScript(), QStringLiteral("stdio") };
-    return config;
-}
-
 /// The Tools tab and the Tasks tab on one engine, the models under the tester before any data arrives.
 struct Rig
 {
     Rig()
     {
-        connection = engine.addServer(everythingConfig());
+        connection = engine.addServer(test::everythingStdioConfig());
         ServerConnection* c = connection;
         toolsModel.setConnection(c);
         toolsPresentation.setSourceModel(&toolsModel);

@@ -13,12 +13,6 @@ using namespace mcpscope::test;
 
 namespace {
 
-QString everythingCommand()
-{
-    return u'"' + QStringLiteral(MCPSCOPE_NODE) + u"\" \""_s + QStringLiteral(MCPSCOPE_PEERS_DIR)
-        + u"/node_modules/@modelcontextprotocol/server-everything/dist/index.js\" stdio"_s;
-}
-
 /// The statuses of --json --progress's stderr lines, in order, each once per change.
 QStringList statusesIn(const QByteArray& err)
 {
@@ -64,7 +58,7 @@ void TestCliTasks::requiredTaskToolRunsAsTaskToCompletion_data()
 void TestCliTasks::requiredTaskToolRunsAsTaskToCompletion()
 {
     QFETCH(bool, taskOption);
-    QStringList args { u"--stdio"_s, everythingCommand(), u"--json"_s, u"--progress"_s, u"call"_s,
+    QStringList args { u"--stdio"_s, everythingStdioCommand(), u"--json"_s, u"--progress"_s, u"call"_s,
         u"simulate-research-query"_s, uR"({"topic":"tide pools"})"_s };
     if (taskOption)
         args.append(u"--task"_s);
@@ -84,7 +78,7 @@ void TestCliTasks::requiredTaskToolRunsAsTaskToCompletion()
 
 void TestCliTasks::inputRequiredIsAnsweredThroughTheElicitationResponder()
 {
-    const CliRun run = runCli({ u"--stdio"_s, everythingCommand(), u"--json"_s, u"--progress"_s, u"--elicit"_s,
+    const CliRun run = runCli({ u"--stdio"_s, everythingStdioCommand(), u"--json"_s, u"--progress"_s, u"--elicit"_s,
         u"accept"_s, u"--elicit-content"_s, uR"({"interpretation":"historical"})"_s, u"call"_s,
         u"simulate-research-query"_s, uR"({"topic":"tide pools","ambiguous":true})"_s, u"--task"_s });
     QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
@@ -97,7 +91,7 @@ void TestCliTasks::inputRequiredIsAnsweredThroughTheElicitationResponder()
 void TestCliTasks::tasksGetOfAnUnknownTaskNamesTheServersError()
 {
     for (const QString& sub : { u"get"_s, u"cancel"_s }) {
-        const CliRun run = runCli({ u"--stdio"_s, everythingCommand(), u"tasks"_s, sub, u"no-such-task"_s });
+        const CliRun run = runCli({ u"--stdio"_s, everythingStdioCommand(), u"tasks"_s, sub, u"no-such-task"_s });
         QVERIFY2(run.finished && run.exitCode == 4, run.report().constData());
         QVERIFY2(run.err.contains(QByteArray("answered tasks/" + sub.toUtf8() + " with error -32602")),
             run.report().constData());
@@ -106,10 +100,10 @@ void TestCliTasks::tasksGetOfAnUnknownTaskNamesTheServersError()
 
 void TestCliTasks::taskOptionIsOnlyForCall()
 {
-    const CliRun run = runCli({ u"--stdio"_s, everythingCommand(), u"tasks"_s, u"list"_s, u"--task"_s });
+    const CliRun run = runCli({ u"--stdio"_s, everythingStdioCommand(), u"tasks"_s, u"list"_s, u"--task"_s });
     QVERIFY2(run.finished && run.exitCode == 2, run.report().constData());
     QVERIFY2(run.err.contains("--task is for the call command"), run.report().constData());
-    const CliRun listed = runCli({ u"--stdio"_s, everythingCommand(), u"--json"_s, u"tasks"_s, u"list"_s });
+    const CliRun listed = runCli({ u"--stdio"_s, everythingStdioCommand(), u"--json"_s, u"tasks"_s, u"list"_s });
     QVERIFY2(listed.finished && listed.exitCode == 0, listed.report().constData());
     QCOMPARE(listed.objects().value(0).value(u"result"_s)[u"tasks"_s].toArray().size(), 0);
 }

@@ -3,7 +3,7 @@
 
 #include "engine/engine.h"
 #include "engine/tasktracker.h"
-#include "peerprocess.h"
+#include "everythingconfig.h"
 #include "session/scriptedresponder.h"
 
 #include <QJsonArray>
@@ -24,24 +24,13 @@ constexpr int WaitMs = 60000;
 const QString Server = u"everything"_s;
 const QString Tool = u"simulate-research-query"_s;
 
-ServerConfig everythingConfig()
-{
-    ServerConfig config;
-    config.name = Server;
-    config.transport = TransportKind::Stdio;
-    config.command = nodeBinary();
-    config.args = { everythingScript(), u"stdio"_s };
-    config.cwd = peersDir();
-    return config;
-}
-
 /// An engine on server-everything that counts what went over the wire and what the calls log saw.
 struct Rig
 {
     Rig()
     {
         engine.setResponder(&responder);
-        connection = engine.addServer(everythingConfig());
+        connection = engine.addServer(test::everythingStdioConfig(Server));
         QObject::connect(&engine, &Engine::traffic, [this](const QString&, WireDirection d, const QByteArray& bytes) {
             if (d != WireDirection::Outgoing)
                 return;

@@ -300,18 +300,12 @@ void ScreenshotDriver::stepResources()
 
 void ScreenshotDriver::stepTasks()
 {
-    auto* shots = new TasksShots(
-        m_window, [this](QWidget* widget, const QString& name) { save(widget, name); }, this);
-    connect(shots, &TasksShots::done, this, [this] {
-        FrictionShots::run(
-            m_window, [this](QWidget* widget, const QString& file) { save(widget, file); },
-            [this](auto condition, int timeoutMs, auto then, const QString& what) {
-                waitUntil(std::move(condition), timeoutMs, std::move(then), what);
-            },
-            [this] { finish(); });
-    });
-    connect(shots, &TasksShots::failed, this, &ScreenshotDriver::fail);
-    shots->start();
+    const FrictionShots::Save saveShot = [this](QWidget* widget, const QString& file) { save(widget, file); };
+    const FrictionShots::Wait waitFor = [this](auto condition, int timeoutMs, auto then, const QString& what) {
+        waitUntil(std::move(condition), timeoutMs, std::move(then), what);
+    };
+    TasksShots::run(m_window, saveShot, waitFor,
+        [this, saveShot, waitFor] { FrictionShots::run(m_window, saveShot, waitFor, [this] { finish(); }); });
 }
 
 void ScreenshotDriver::finish()

@@ -3,16 +3,14 @@
 #include "engine/engine.h"
 #include "engine/tasktracker.h"
 #include "mainwindow/mainwindow.h"
-#include "models/tasksmodel.h"
 #include "tasks/taskspage.h"
 
-#include <QElapsedTimer>
+#include <QCoreApplication>
 #include <QTabWidget>
-#include <QTimer>
 
-#include <memory>
+#include <optional>
 
-namespace mcpscope {
+namespace mcpscope::TasksShots {
 
 namespace {
 const QString Server = QStringLiteral("everything-stdio");
@@ -28,68 +26,50 @@ std::optional<TaskInfo> taskOfCall(MainWindow* window, const QString& callId)
     }
     return std::nullopt;
 }
-} // namespace
 
-TasksShots::TasksShots(MainWindow* window, Save save, QObject* parent)
-    : QObject(parent)
-    , m_window(window)
-    , m_save(std::move(save))
-{ }
-
-void TasksShots::waitUntil(std::function<bool()> condition, std::function<void()> then, const QString& what)
+QString callTask(MainWindow* window, const QString& topic)
 {
-    auto timer = std::make_shared<QElapsedTimer>();
-    timer->start();
-    auto poll = std::make_shared<std::function<void()>>();
-    *poll = [this, condition, then, what, timer, poll] {
-        if (!m_window)
-            return;
-        if (condition()) {
-            QTimer::singleShot(400, this, then);
-            return;
-        }
-        if (timer->elapsed() > TimeoutMs) {
-            Q_EMIT failed(tr("timed out waiting for %1").arg(what));
-            return;
-        }
-        QTimer::singleShot(100, this, *poll);
-    };
-    (*poll)();
-}
-
-QString TasksShots::callTask(const QString& topic)
-{
-    return m_window->engine()->call(Server, QStringLiteral("tools/call"),
+    return window->engine()->call(Server, QStringLiteral("tools/call"),
         TaskTracker::toolCallParams(Tool, { { QStringLiteral("topic"), topic } }, true), {}, [](const CallRecord&) {});
 }
 
-void TasksShots::start()
+QString tr(const char* text)
 {
-    TasksPage* page = m_window->tasksPage();
-    m_window->selectServer(Server);
-    m_window->centreTabs()->setCurrentWidget(page);
-    m_cancelledCall = callTask(QStringLiteral("coral reefs"));
-    m_completedCall = callTask(QStringLiteral("tide pools"));
-    waitUntil([this] { return taskOfCall(m_window, m_cancelledCall).has_value(); },
-        [this, page] {
-            m_window->engine()->tasks()->cancel(Server, taskOfCall(m_window, m_cancelledCall)->taskId);
-            waitUntil(
-                [this] {
-                    const auto done = taskOfCall(m_window, m_completedCall);
-                    const auto cancelled = taskOfCall(m_window, m_cancelledCall);
-                    return done && done->status == TaskInfo::Status::Completed && !done->result.isUndefined()
-                        && cancelled && cancelled->status == TaskInfo::Status::Cancelled;
+    return QCoreApplication::translate("TasksShots", text);
+}
+} // namespace
+
+void run(MainWindow* window, FrictionShots::Save save, FrictionShots::Wait wait, std::function<void()> done)
+{
+    TasksPage* page = window->tasksPage();
+    window->selectServer(Server);
+    window->centreTabs()->setCurrentWidget(page);
+    const QString cancelled = callTask(window, QStringLiteral("coral reefs"));
+    const QString completed = callTask(window, QStringLiteral("tide pools"));
+    wait([window, cancelled] { return taskOfCall(window, cancelled).has_value(); }, TimeoutMs,
+        [=] {
+            window->engine()->tasks()->cancel(Server, taskOfCall(window, cancelled)->taskId);
+            wait(
+                [window, cancelled, completed] {
+                    const auto ok = taskOfCall(window, completed);
+                    const auto gone = taskOfCall(window, cancelled);
+                    return ok && ok->status == TaskInfo::Status::Completed && !ok->result.isUndefined() && gone
+                        && gone->status == TaskInfo::Status::Cancelled;
                 },
-                [this, page] {
-                    page->selectTask(taskOfCall(m_window, m_completedCall)->taskId);
-                    QTimer::singleShot(300, this, [this] {
-                        m_save(m_window, QStringLiteral("tasks.png"));
-                        Q_EMIT done();
-                    });
+                TimeoutMs,
+                [=] {
+                    page->selectTask(taskOfCall(window, completed)->taskId);
+                    // The selection's result view renders on a worker: one more short wait.
+                    wait([] { return true; }, TimeoutMs,
+                        [=] {
+                            save(window, QStringLiteral("tasks.png"));
+                            done();
+                        },
+                        tr("the task's result to render"));
                 },
                 tr("one %1 task to complete and one to be cancelled").arg(Tool));
         },
         tr("%1 to create a task").arg(Tool));
 }
 
-} // namespace mcpscope
+} // namespace mcpscope::TasksShots
