@@ -98,6 +98,7 @@ private Q_SLOTS:
     void toolInfoReadsTaskSupport();
     void researchQueryRunsAsTaskToCompletion();
     void researchQueryTaskIsCancelled();
+    void taskLostWithItsServerIsNotCalledAgain();
 };
 
 void TestTaskTracker::initTestCase()
@@ -215,6 +216,33 @@ void TestTaskTracker::researchQueryTaskIsCancelled()
     QVERIFY(listedTask);
     QCOMPARE(listedTask->status, TaskInfo::Status::Cancelled);
     QCOMPARE(tasks->tasks(Server).size(), 1);
+}
+
+void TestTaskTracker::taskLostWithItsServerIsNotCalledAgain()
+{
+    Rig rig;
+    QVERIFY(rig.connect());
+    TaskTracker* tasks = rig.engine.tasks();
+    QSignalSpy changed(tasks, &TaskTracker::taskChanged);
+    QSignalSpy ended(tasks, &TaskTracker::taskEnded);
+    const QString callId = rig.callTool({ { u"topic"_s, u"tide pools"_s } });
+    QVERIFY(changed.wait(WaitMs));
+    const QString taskId = changed.first().at(0).value<TaskInfo>().taskId;
+
+    // The stdio child dies after the task was created: the new one knows nothing of it.
+    rig.connection->killTransport();
+    QVERIFY(ended.wait(WaitMs));
+    const auto info = ended.first().at(0).value<TaskInfo>();
+    const auto record = ended.first().at(1).value<CallRecord>();
+    QVERIFY(!info.isTerminal());
+    QVERIFY2(info.error.contains(taskId) && info.error.contains(u"tasks/get"_s), qPrintable(info.error));
+    QCOMPARE(record.error.value(u"task"_s).toString(), info.error);
+    // The creating call stands as it ended (the task was created), and it was never sent again.
+    QCOMPARE(record.callId, callId);
+    QCOMPARE(record.outcome, CallOutcome::Success);
+    QCOMPARE(record.attempts.size(), 1);
+    QCOMPARE(rig.count(u"tools/call"_s), 1);
+    QTRY_COMPARE(rig.loggedCalls, QStringList { callId });
 }
 
 QTEST_GUILESS_MAIN(TestTaskTracker)
