@@ -5,8 +5,12 @@
 # after a failed authorization (auth-steps.png, auth-failed.png), the Prompts tab with args-prompt
 # rendered (prompts-rendered.png), the banner over a server whose start failed (error-banner.png), the
 # Server Output view and Traffic (stderr.png, traffic.png), the Resources tab with a text and an image
-# resource (resources-text.png, resources-image.png), the Load… dialog after a load of echo with faults
-# (load-dialog.png), that server's latency chart and histogram (latency-chart.png, latency-histogram.png), and a window without a workspace (empty-state.png)
+# resource (resources-text.png, resources-image.png), the Tasks tab with one simulate-research-query task
+# completed and one cancelled (tasks.png), the Load… dialog after a load of echo with faults
+# (load-dialog.png), that server's latency chart and histogram (latency-chart.png, latency-histogram.png),
+# the Server Requests panel with a sampling request, a form and a URL elicitation (sampling-panel.png,
+# elicitation-form.png, elicitation-url.png), the roots editor (roots.png), and a window without a
+# workspace (empty-state.png)
 # into BUILD/screenshots/.
 #
 # The Auth images come from real flows: two servers on tests/peers/protected-peer.mjs join the demo

@@ -1,11 +1,14 @@
 #include "cliapp.h"
 
+#include "engine/tasktracker.h"
+
 #include "calllog/callsummary.h"
 #include "clijson.h"
 #include "config/workspace.h"
 #include "conformanceclient.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "engine/tasktracker.h"
 #include "exportcommand.h"
 #include "fault/faultproxy.h"
 #include "proxycommand.h"
@@ -346,41 +349,17 @@ void CliApp::runCommand()
         if (!ok)
             return;
         const QString toolName = m_commandArgs.first();
-        request(QStringLiteral("tools/call"),
-            { { QStringLiteral("name"), toolName }, { QStringLiteral("arguments"), args } },
-            [this, toolName](const CallRecord& record) {
-                QJsonObject extra { { QStringLiteral("tool"), toolName }, { QStringLiteral("callId"), record.callId },
-                    { QStringLiteral("outcome"), outcomeName(record.outcome) }, { QStringLiteral("rule"), record.rule },
-                    { QStringLiteral("attempts"), int(record.attempts.size()) } };
-                if (record.outcome == CallOutcome::Success || record.outcome == CallOutcome::ToolError) {
-                    ClientSession* current = m_connection->session();
-                    const ToolCallResult call = ToolCallResult::fromResult(
-                        record.result.toObject(), current ? current->tool(toolName) : nullptr);
-                    extra.insert(QStringLiteral("isError"), call.isError);
-                    if (CallSummary::declinedInput(record))
-                        extra.insert(QStringLiteral("inputDeclined"), true);
-                    extra.insert(QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict));
-                    if (!call.schemaError.isEmpty())
-                        extra.insert(QStringLiteral("schemaError"), call.schemaError);
-                    Reply reply;
-                    reply.status = Reply::Status::Ok;
-                    reply.method = record.method;
-                    reply.result = record.result;
-                    reply.elapsedMs = record.durationMs();
-                    complete(reply, extra, call.isError ? ExitToolError : ExitSuccess);
+        // A tool that requires task augmentation is always called as a task; --task asks for one.
+        const ToolInfo* tool = session->tool(toolName);
+        const bool asTask = m_task || (tool && tool->callsAsTask(false));
+        request(QStringLiteral("tools/call"), TaskTracker::toolCallParams(toolName, args, asTask),
+            [this, toolName, asTask](const CallRecord& record) {
+                if (asTask && followTask(toolName, record))
                     return;
-                }
-                if (record.outcome == CallOutcome::OutcomeUncertain)
-                    extra.insert(QStringLiteral("result"), record.result);
-                if (!record.error.isEmpty())
-                    extra.insert(QStringLiteral("error"), record.error);
-                const QString message = record.outcome == CallOutcome::OutcomeUncertain
-                    ? record.result.toObject().value(QLatin1String("message")).toString()
-                    : record.error.value(QLatin1String("message"))
-                          .toString(
-                              record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error);
-                fail(message, exitCodeFor(record.outcome), extra);
+                finishToolCall(toolName, record);
             });
+    } else if (m_command == QLatin1String("tasks")) {
+        tasksCommand();
     } else if (m_command == QLatin1String("run")) {
         auto* runner = new ScriptRunner(m_engine, m_config.name, m_connection->faultProxy(), m_out, this);
         runner->setTimeoutMs(m_timeoutMs);
@@ -390,6 +369,42 @@ void CliApp::runCommand()
         connect(runner, &ScriptRunner::finished, this, [this](int code) { quit(code); });
         runner->start();
     }
+}
+
+void CliApp::finishToolCall(const QString& toolName, const CallRecord& record, const QJsonObject& taskExtra)
+{
+    QJsonObject extra { { QStringLiteral("tool"), toolName }, { QStringLiteral("callId"), record.callId },
+        { QStringLiteral("outcome"), outcomeName(record.outcome) }, { QStringLiteral("rule"), record.rule },
+        { QStringLiteral("attempts"), int(record.attempts.size()) } };
+    for (auto it = taskExtra.constBegin(); it != taskExtra.constEnd(); ++it)
+        extra.insert(it.key(), it.value());
+    if (record.outcome == CallOutcome::Success || record.outcome == CallOutcome::ToolError) {
+        ClientSession* current = m_connection->session();
+        const ToolCallResult call
+            = ToolCallResult::fromResult(record.result.toObject(), current ? current->tool(toolName) : nullptr);
+        extra.insert(QStringLiteral("isError"), call.isError);
+        if (CallSummary::declinedInput(record))
+            extra.insert(QStringLiteral("inputDeclined"), true);
+        extra.insert(QStringLiteral("schema"), ToolCallResult::verdictName(call.schemaVerdict));
+        if (!call.schemaError.isEmpty())
+            extra.insert(QStringLiteral("schemaError"), call.schemaError);
+        Reply reply;
+        reply.status = Reply::Status::Ok;
+        reply.method = record.method;
+        reply.result = record.result;
+        reply.elapsedMs = record.durationMs();
+        complete(reply, extra, call.isError ? ExitToolError : ExitSuccess);
+        return;
+    }
+    if (record.outcome == CallOutcome::OutcomeUncertain)
+        extra.insert(QStringLiteral("result"), record.result);
+    if (!record.error.isEmpty())
+        extra.insert(QStringLiteral("error"), record.error);
+    const QString message = record.outcome == CallOutcome::OutcomeUncertain
+        ? record.result.toObject().value(QLatin1String("message")).toString()
+        : record.error.value(QLatin1String("message"))
+              .toString(record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error);
+    fail(message, exitCodeFor(record.outcome), extra);
 }
 
 void CliApp::complete(const Reply& reply, const QJsonObject& extra, int successCode)

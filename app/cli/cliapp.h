@@ -12,6 +12,7 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 #include <QFile>
+#include <QHash>
 #include <QObject>
 #include <QStringList>
 #include <QTextStream>
@@ -23,6 +24,7 @@ namespace mcpscope {
 
 class Engine;
 class ServerConnection;
+struct TaskInfo;
 
 /// mcpscope-cli: the engine for scripts, CI and other test suites. app/cli/main.cpp only runs it.
 class CliApp : public QObject
@@ -69,6 +71,14 @@ private:
     void complete(const Reply& reply, const QJsonObject& extra = {}, int successCode = ExitSuccess);
     /// Prints a call's result, or fails with its message and the exit code of its outcome.
     void completeCall(const CallRecord& record);
+    /// Prints a tools/call's result (with taskExtra: the task's id and status), or fails with its outcome.
+    void finishToolCall(const QString& toolName, const CallRecord& record, const QJsonObject& taskExtra = {});
+    /// A task-augmented call was created: waits for the task to end (TaskTracker), printing its status changes
+    /// with --progress, then finishes the call with the task's result. False when the record holds no task.
+    bool followTask(const QString& toolName, const CallRecord& created);
+    void printTaskStatus(const TaskInfo& task);
+    /// tasks list | get ID | cancel ID (clitasks.cpp).
+    void tasksCommand();
     void printResult(const Reply& reply, const QJsonObject& extra);
     void fail(const QString& message, int code, const QJsonObject& extra = {});
     void quit(int code);
@@ -84,6 +94,8 @@ private:
     QStringList m_commandArgs;
     bool m_json = false;
     bool m_progress = false;
+    bool m_task = false; ///< call --task
+    QHash<QString, QString> m_taskLines; ///< the status line last printed for each task (--progress)
     QString m_logLevel;
     qint64 m_timeoutMs = 60000;
     qint64 m_forMs = 10000; ///< subscribe --for

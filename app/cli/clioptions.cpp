@@ -31,7 +31,7 @@ namespace {
 const QStringList Commands { QStringLiteral("info"), QStringLiteral("tools"), QStringLiteral("call"),
     QStringLiteral("resources"), QStringLiteral("templates"), QStringLiteral("read"), QStringLiteral("prompts"),
     QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping"), QStringLiteral("run"),
-    QStringLiteral("subscribe"), QStringLiteral("load") };
+    QStringLiteral("subscribe"), QStringLiteral("load"), QStringLiteral("tasks") };
 } // namespace
 
 QString CliApp::helpText()
@@ -60,7 +60,10 @@ QString CliApp::helpText()
                "Commands:\n"
                "  info                        server info, protocol version, capabilities, instructions, session id\n"
                "  tools                       tools with their annotations\n"
-               "  call TOOL [JSON-ARGS]       call a tool\n"
+               "  call TOOL [JSON-ARGS] [--task]  call a tool; --task calls it as a task (always, for a tool whose\n"
+               "                              execution.taskSupport is required), waits for its result and, with\n"
+               "                              --progress, prints each status change (stderr)\n"
+               "  tasks list | get ID | cancel ID  the server's tasks (2025-11-25, experimental)\n"
                "  resources | templates       list resources or resource templates\n"
                "  read URI [--out FILE]       read a resource: text as text, a blob as its MIME type and size;\n"
                "                              --out writes the first content (a blob decoded) to FILE\n"
@@ -257,6 +260,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption jsonOpt(QStringLiteral("json"));
     const QCommandLineOption timeoutOpt(QStringLiteral("timeout"), {}, QStringLiteral("seconds"));
     const QCommandLineOption progressOpt(QStringLiteral("progress"));
+    const QCommandLineOption taskOpt(QStringLiteral("task"));
     const QCommandLineOption stderrOpt(QStringLiteral("stderr"), {}, QStringLiteral("file"));
     const QCommandLineOption logLevelOpt(QStringLiteral("log-level"), {}, QStringLiteral("level"));
     const QCommandLineOption rootOpt(QStringLiteral("root"), {}, QStringLiteral("uri"));
@@ -281,7 +285,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption rateOpt(QStringLiteral("rate"), {}, QStringLiteral("calls/s"));
     const QCommandLineOption faultOpt(QStringLiteral("fault"), {}, QStringLiteral("spec"));
     parser.addOptions(
-        { concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, forOpt, outOpt, faultProxyOpt, logOpt, urlOpt,
+        { taskOpt, concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, forOpt, outOpt, faultProxyOpt, logOpt, urlOpt,
             headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt,
             jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt,
             responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt });
@@ -349,6 +353,13 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     }
     if (!parseLoadOptions(parser, concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, error))
         return false;
+    if (parser.isSet(taskOpt)) {
+        if (m_command != QLatin1String("call")) {
+            *error = tr("--task is for the call command");
+            return false;
+        }
+        m_task = true;
+    }
     if (parser.isSet(outOpt)) {
         if (m_command != QLatin1String("read")) {
             *error = tr("--out is for the read command");

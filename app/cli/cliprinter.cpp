@@ -110,6 +110,11 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
                                  ? QStringLiteral("no replay (listed more than once; outcome uncertain)")
                                  : QStringLiteral("no replay (outcome uncertain)")))
               << '\n';
+            if (tool.taskSupport != ToolInfo::TaskSupport::Forbidden)
+                o << "    task:        " << ToolInfo::taskSupportName(tool.taskSupport)
+                  << (tool.taskSupport == ToolInfo::TaskSupport::Required ? " (always called as a task)"
+                                                                          : " (call --task to run it as one)")
+                  << '\n';
         }
     } else if (m_command == QLatin1String("call") || m_command == QLatin1String("prompt")) {
         if (extra.value(QLatin1String("isError")).toBool())

@@ -9,6 +9,11 @@ QJsonObject ConnectionResponder::capabilities() const
     QJsonObject capabilities = m_inner ? m_inner->capabilities() : QJsonObject();
     if (!m_config->roots.isEmpty() || capabilities.contains(QLatin1String("roots")))
         capabilities.insert(QStringLiteral("roots"), QJsonObject { { QStringLiteral("listChanged"), true } });
+    // 2025-11-25 tasks: McpScope is a requestor (it sends task-augmented tools/call and follows the task, see
+    // TaskTracker). It declares no "requests", "list" or "cancel" of its own: it never runs a server's
+    // sampling or elicitation as a task, so a server must send those as plain requests.
+    if (!capabilities.contains(QLatin1String("tasks")))
+        capabilities.insert(QStringLiteral("tasks"), QJsonObject());
     return capabilities;
 }
 

@@ -2,6 +2,7 @@
 
 #include "auth/tokenstore.h"
 #include "jsonrpc/pagedlist.h"
+#include "tasktracker.h"
 
 #include <QDateTime>
 #include <QPointer>
@@ -11,6 +12,7 @@ namespace mcpscope {
 
 Engine::Engine(QObject* parent)
     : QObject(parent)
+    , m_tasks(new TaskTracker(this))
 { }
 
 Engine::~Engine()

@@ -12,6 +12,8 @@
 
 namespace mcpscope {
 
+class TaskTracker;
+
 /// Owns one ServerConnection per configured server; any number may be live at once, and is the one
 /// entry point for every request the app and the CLI make (call()).
 ///
@@ -44,6 +46,12 @@ public:
         std::function<void(const CallRecord&)> done);
 
     void connectAll();
+
+    /// Follows the tasks servers create for task-augmented tools/call (2025-11-25): one tracker per engine.
+    TaskTracker* tasks() const { return m_tasks; }
+    /// A finished call's record changed after its runner ended (a task's status and result, TaskTracker):
+    /// published through callUpdated like any change, so the calls log holds one record per call.
+    void updateFinishedCall(const CallRecord& record) { Q_EMIT callUpdated(record); }
 
     /// Where OAuth tokens and client secrets are kept (issue 13). Unset, the first HTTP server makes the
     /// engine use TokenStore::createDefault(): the keychain, or a memory-only store with a warning.
@@ -97,6 +105,7 @@ private:
     std::shared_ptr<TokenStore> m_tokenStore;
     ServerAuth::Browser m_authBrowser = ServerAuth::Browser::None;
     ServerAuth::OptionsAdjuster m_authAdjust;
+    TaskTracker* m_tasks = nullptr;
 };
 
 } // namespace mcpscope

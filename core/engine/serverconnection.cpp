@@ -521,7 +521,8 @@ QString ServerConnection::call(const QString& method, const QJsonObject& params,
 {
     auto* runner = new CallRunner(this, m_redactor.get(), m_stdioFaults, method, params, options, std::move(done));
     const QString callId = runner->callId();
-    connect(runner, &CallRunner::updated, this, &ServerConnection::callUpdated);
+    if (options.partOfCall.isEmpty())
+        connect(runner, &CallRunner::updated, this, &ServerConnection::callUpdated);
     connect(runner, &CallRunner::ending, this, [this](const QString& id) { m_calls.remove(id); });
     m_calls.insert(callId, runner);
     runner->start();

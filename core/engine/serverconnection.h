@@ -34,6 +34,12 @@ struct CallOptions
 {
     qint64 timeoutMs = 0; ///< 0: the server's configured request timeout
     std::function<void(const ProgressUpdate&)> onProgress;
+    /// The id of an earlier call this request belongs to: a task's tasks/get, tasks/result or tasks/cancel
+    /// after the tools/call that created it (TaskTracker). Such a request runs through the breaker and the
+    /// decision table like any other, and done gets its record, but the record is not published
+    /// (callUpdated): it is not a call of its own in the calls log, and its attempts are not the creating
+    /// call's attempts. TaskTracker puts what it learned on the creating call's timeline instead.
+    QString partOfCall;
 };
 
 /// One configured server and its live session, with the recovery machinery of RECOVERY.md:

@@ -162,6 +162,8 @@ QVariant ToolsModel::data(const QModelIndex& index, int role) const
             return tool.title;
         case ToolsModelColumn::OnExpiry:
             return int(expiryBehaviour(index.row()));
+        case ToolsModelColumn::TaskSupport:
+            return int(tool.taskSupport);
         case ToolsModelColumn::Calls:
         case ToolsModelColumn::ErrorRate:
         case ToolsModelColumn::P50:

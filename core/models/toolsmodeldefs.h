@@ -25,6 +25,7 @@ enum Column {
     IdempotentHint,
     OpenWorldHint,
     OnExpiry, ///< int: an ExpiryBehaviour
+    TaskSupport, ///< int: a ToolInfo::TaskSupport (execution.taskSupport; 2025-11-25 tasks)
     /// The finished tools/calls of this tool on this server (CallMetrics; the model needs setMetrics()).
     /// Invalid QVariants before the first one ended.
     Calls, ///< int

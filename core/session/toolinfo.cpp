@@ -20,7 +20,25 @@ ToolInfo ToolInfo::fromJson(const QJsonObject& object)
     tool.outputSchema = object.value(QLatin1String("outputSchema")).toObject();
     tool.annotations = object.value(QLatin1String("annotations")).toObject();
     tool.raw = object;
+    const QJsonValue support = object.value(QLatin1String("execution")).toObject().value(QLatin1String("taskSupport"));
+    if (support == QJsonValue(QStringLiteral("required")))
+        tool.taskSupport = TaskSupport::Required;
+    else if (support == QJsonValue(QStringLiteral("optional")))
+        tool.taskSupport = TaskSupport::Optional;
     return tool;
+}
+
+QString ToolInfo::taskSupportName(TaskSupport support)
+{
+    switch (support) {
+    case TaskSupport::Required:
+        return QStringLiteral("required");
+    case TaskSupport::Optional:
+        return QStringLiteral("optional");
+    case TaskSupport::Forbidden:
+        break;
+    }
+    return QStringLiteral("forbidden");
 }
 
 QList<ToolInfo> ToolInfo::listFromJson(const QJsonArray& tools)

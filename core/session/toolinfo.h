@@ -11,6 +11,10 @@ namespace mcpscope {
 /// needs to know whether readOnlyHint is literally the JSON value true (RECOVERY.md §2).
 struct ToolInfo
 {
+    /// execution.taskSupport (2025-11-25, experimental): whether a tools/call may or must carry params.task.
+    /// Absent, or any value but "optional" and "required", is Forbidden, as the spec's default says.
+    enum class TaskSupport { Forbidden, Optional, Required };
+
     QString name;
     QString title;
     QString description;
@@ -18,6 +22,7 @@ struct ToolInfo
     QJsonObject outputSchema;
     QJsonObject annotations;
     QJsonObject raw;
+    TaskSupport taskSupport = TaskSupport::Forbidden;
     /// The same name appears more than once in the listing this entry came from. Such a tool is
     /// write-capable whatever each entry says (RECOVERY.md §2): no entry is the truth, so the first
     /// one must not win. Set on every entry of that name by listFromJson() and markRepeatedNames().
@@ -28,6 +33,14 @@ struct ToolInfo
     bool isReadOnly() const { return annotations.value(QLatin1String("readOnlyHint")) == QJsonValue(true); }
     bool isIdempotent() const { return annotations.value(QLatin1String("idempotentHint")) == QJsonValue(true); }
     bool hasOutputSchema() const { return !outputSchema.isEmpty(); }
+    /// A call to this tool is sent as a task: always when the tool requires it, when the caller asks for one
+    /// and the tool allows it, never when the tool forbids it.
+    bool callsAsTask(bool wanted) const
+    {
+        return taskSupport == TaskSupport::Required || (wanted && taskSupport == TaskSupport::Optional);
+    }
+    /// "forbidden", "optional" or "required", as the spec spells it.
+    static QString taskSupportName(TaskSupport support);
 
     static ToolInfo fromJson(const QJsonObject& object);
     /// Every entry of a tools/list "tools" array, in order, with listedMoreThanOnce set.

@@ -40,6 +40,14 @@ struct CliRun
     }
 };
 
+/// server-everything over stdio, as --stdio takes it (the pinned Node 22, quoted paths).
+inline QString everythingStdioCommand()
+{
+    return QLatin1Char('"') + QStringLiteral(MCPSCOPE_NODE) + QStringLiteral("\" \"")
+        + QStringLiteral(MCPSCOPE_PEERS_DIR)
+        + QStringLiteral("/node_modules/@modelcontextprotocol/server-everything/dist/index.js\" stdio");
+}
+
 inline void startCli(QProcess& process, const QStringList& arguments)
 {
     process.setProgram(QStringLiteral(MCPSCOPE_CLI));

@@ -29,11 +29,11 @@ inline QString everythingScript()
     return peersDir() + QStringLiteral("/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 }
 
-/// server-everything over stdio on the pinned Node, named "everything".
-inline ServerConfig everythingStdioConfig()
+/// server-everything over stdio on the pinned Node, as a configured server (named "everything" unless told).
+inline ServerConfig everythingStdioConfig(const QString& name = QStringLiteral("everything"))
 {
     ServerConfig config;
-    config.name = QStringLiteral("everything");
+    config.name = name;
     config.transport = TransportKind::Stdio;
     config.command = nodeBinary();
     config.args = { everythingScript(), QStringLiteral("stdio") };

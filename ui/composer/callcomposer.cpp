@@ -1,7 +1,9 @@
 #include "callcomposer.h"
 
 #include "schemaform.h"
+#include "session/toolinfo.h"
 
+#include <QCheckBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QKeySequence>
@@ -46,6 +48,7 @@ CallComposer::CallComposer(QWidget* parent)
     , m_problems(new QLabel(this))
     , m_progress(new QProgressBar(this))
     , m_progressText(new QLabel(this))
+    , m_asTask(new QCheckBox(tr("Run as task"), this))
     , m_call(new QPushButton(tr("Call"), this))
     , m_cancel(new QPushButton(tr("Cancel"), this))
 {
@@ -61,6 +64,7 @@ CallComposer::CallComposer(QWidget* parent)
     m_progressText->setObjectName(QStringLiteral("composer.progressText"));
     m_call->setObjectName(QStringLiteral("composer.call"));
     m_cancel->setObjectName(QStringLiteral("composer.cancel"));
+    m_asTask->setObjectName(QStringLiteral("composer.asTask"));
 
     QFont titleFont = m_title->font();
     titleFont.setBold(true);
@@ -120,6 +124,7 @@ CallComposer::CallComposer(QWidget* parent)
     progressRow->addWidget(m_progressText, 1);
 
     auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_asTask);
     buttons->addStretch();
     buttons->addWidget(m_cancel);
     buttons->addWidget(m_call);
@@ -169,6 +174,14 @@ void CallComposer::setTool(const QJsonObject& toolJson)
     const QString description = toolJson.value(QStringLiteral("description")).toString();
     m_description->setText(description);
     m_description->setVisible(!description.isEmpty());
+    const ToolInfo::TaskSupport support = ToolInfo::fromJson(toolJson).taskSupport;
+    m_asTask->setChecked(support == ToolInfo::TaskSupport::Required);
+    m_asTask->setEnabled(support == ToolInfo::TaskSupport::Optional);
+    m_asTask->setToolTip(support == ToolInfo::TaskSupport::Required
+            ? tr("This tool requires task augmentation: it is always called as a task, followed in the Tasks tab.")
+            : support == ToolInfo::TaskSupport::Optional
+            ? tr("Send params.task: the server runs the call as a task, followed in the Tasks tab.")
+            : tr("This tool does not support tasks."));
 
     updateCallButton();
     m_form->setSchema(toolJson.value(QStringLiteral("inputSchema")).toObject());
@@ -177,6 +190,11 @@ void CallComposer::setTool(const QJsonObject& toolJson)
     m_syncing = false;
     setJsonError(QString());
     updateProblems();
+}
+
+bool CallComposer::runAsTask() const
+{
+    return m_asTask->isChecked();
 }
 
 std::optional<QJsonObject> CallComposer::arguments() const

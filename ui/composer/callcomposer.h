@@ -5,6 +5,7 @@
 
 #include <optional>
 
+class QCheckBox;
 class QLabel;
 class QPlainTextEdit;
 class QProgressBar;
@@ -38,6 +39,10 @@ public:
     std::optional<QJsonObject> arguments() const;
 
     SchemaForm* form() const { return m_form; }
+    /// The "Run as task" box (2025-11-25 tasks): checked and locked for a tool whose execution.taskSupport is
+    /// required, free for optional, unchecked and locked for a tool without task support.
+    bool runAsTask() const;
+    QCheckBox* runAsTaskBox() const { return m_asTask; }
 
     /// While running, Call is disabled and Cancel (and Esc) enabled, and the progress bar shows.
     void setRunning(bool running);
@@ -72,6 +77,7 @@ private:
     QLabel* m_problems = nullptr;
     QProgressBar* m_progress = nullptr;
     QLabel* m_progressText = nullptr;
+    QCheckBox* m_asTask = nullptr;
     QPushButton* m_call = nullptr;
     QPushButton* m_cancel = nullptr;
     QShortcut* m_escape = nullptr;

@@ -34,6 +34,7 @@
 #include "requests/serverrequestsdock.h"
 #include "resources/resourcespage.h"
 #include "result/resultview.h"
+#include "tasks/taskspage.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -172,6 +173,9 @@ void MainWindow::createCentre()
     m_resources->setObjectName(QStringLiteral("resourcesPage"));
     connect(m_resources, &ResourcesPage::statusMessage, this, &MainWindow::setStatus);
     m_centre->addTab(m_resources, tr("Resources"));
+    m_tasks = new TasksPage(engine(), m_centre);
+    connect(m_tasks, &TasksPage::statusMessage, this, &MainWindow::setStatus);
+    m_centre->addTab(m_tasks, tr("Tasks"));
     m_charts = new LatencyChartsPage(m_metrics, m_centre);
     m_charts->setObjectName(QStringLiteral("chartsPage"));
     m_centre->addTab(m_charts, tr("Charts"));
@@ -315,6 +319,7 @@ void MainWindow::refreshServerViews()
     m_banner->showConnection(c);
     m_prompts->showConnection(c);
     m_resources->showConnection(c);
+    m_tasks->showConnection(c);
     m_charts->showServer(c ? c->name() : QString());
     m_faultBar->refresh();
     if (m_serverActions)

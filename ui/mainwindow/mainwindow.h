@@ -40,6 +40,7 @@ class ServersDock;
 class TimelineView;
 class PromptsPage;
 class ResourcesPage;
+class TasksPage;
 class CallMetrics;
 class LatencyChartsPage;
 class LoadDialog;
@@ -96,6 +97,7 @@ public:
     /// Load… on a tool of the selected server: a dialog of its own (closing it deletes it), returned.
     LoadDialog* openLoadDialog(const QString& tool, const QJsonObject& arguments);
     ResourcesPage* resourcesPage() const { return m_resources; }
+    TasksPage* tasksPage() const { return m_tasks; }
     ServerRequestsDock* serverRequestsDock() const { return m_requests; }
     ServerOutputView* serverOutputView() const { return m_outputView; }
     TrafficDock* trafficDock() const { return m_traffic; }
@@ -149,6 +151,7 @@ private:
     PromptsPage* m_prompts = nullptr;
     LatencyChartsPage* m_charts = nullptr;
     ResourcesPage* m_resources = nullptr;
+    TasksPage* m_tasks = nullptr;
     ServerRequestsDock* m_requests = nullptr;
     AuthController* m_authController = nullptr;
     FaultBar* m_faultBar = nullptr;

@@ -3,6 +3,7 @@
 #include "composer/callcomposer.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "engine/tasktracker.h"
 #include "models/toolsmodeldefs.h"
 #include "presentation/presentation.h"
 #include "result/resultview.h"
@@ -86,6 +87,7 @@ void ToolsPage::clearTool()
     m_keptTool.clear();
     m_composer->setTool({});
     m_result->clear();
+    m_shownCall.clear();
 }
 
 void ToolsPage::onToolSelected(const QModelIndex& index)
@@ -105,8 +107,10 @@ void ToolsPage::onToolSelected(const QModelIndex& index)
         return;
     m_composer->setTool(tool);
     // Another tool: the last result belongs to the one before it.
-    if (m_runningCall.isEmpty())
+    if (m_runningCall.isEmpty()) {
         m_result->clear();
+        m_shownCall.clear();
+    }
 }
 
 void ToolsPage::reselectKeptTool()
@@ -153,9 +157,12 @@ void ToolsPage::callSelectedTool()
     m_runningCall.clear();
     // A call refused at once (breaker open) finishes before the id comes back.
     auto atOnce = std::make_shared<std::optional<CallRecord>>();
-    m_runningCall = m_engine->call(c->name(), QStringLiteral("tools/call"),
-        { { QStringLiteral("name"), name }, { QStringLiteral("arguments"), *arguments } }, options,
-        [atOnce](const CallRecord& record) { *atOnce = record; });
+    const QModelIndex tool = m_toolsView->currentIndex();
+    const bool asTask
+        = ToolInfo::fromJson(tool.data(ToolsModelRole::ToolRole).toJsonObject()).callsAsTask(m_composer->runAsTask());
+    m_runningCall
+        = m_engine->call(c->name(), QStringLiteral("tools/call"), TaskTracker::toolCallParams(name, *arguments, asTask),
+            options, [atOnce](const CallRecord& record) { *atOnce = record; });
     if (const auto& record = *atOnce; record && record->callId == m_runningCall && record->isFinished()) {
         m_composer->setRunning(false);
         m_result->showRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
@@ -177,6 +184,13 @@ void ToolsPage::onCallUpdated(const CallRecord& record)
         ServerConnection* c = m_runningOn;
         m_result->showRecord(record, c && c->session() ? c->session()->tool(record.tool) : nullptr);
         m_runningCall.clear();
+        m_shownCall = record.callId;
+        if (const QString taskId = m_engine->tasks()->follow(record); !taskId.isEmpty())
+            Q_EMIT statusMessage(tr("Task %1 created: the Tasks tab follows it; its result shows here.").arg(taskId));
+    } else if (record.callId == m_shownCall) {
+        // A task's record, published again as its status changes and when its result arrives.
+        ServerConnection* c = m_runningOn;
+        m_result->showRecord(record, c && c->session() ? c->session()->tool(record.tool) : nullptr);
     }
 }
 

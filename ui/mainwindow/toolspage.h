@@ -66,6 +66,7 @@ private:
     CallComposer* m_composer = nullptr;
     ResultView* m_result = nullptr;
     QString m_runningCall;
+    QString m_shownCall; ///< the call whose result the result view shows (a task's changes as they come)
     /// The composer's tool while the tools are listed again (a reconnect or heal).
     QString m_keptTool;
     QPointer<ServerConnection> m_runningOn;

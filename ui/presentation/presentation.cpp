@@ -1,10 +1,13 @@
 #include "presentation.h"
 
+#include "session/toolinfo.h"
+
 #include "jsonrpc/translation.h"
 #include "models/callsmodeldefs.h"
 #include "models/serverlistmodeldefs.h"
 #include "models/toolsmodeldefs.h"
 #include "models/trafficmodeldefs.h"
+#include "session/toolinfo.h"
 
 #include <QApplication>
 #include <QDateTime>
@@ -376,6 +379,20 @@ QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
                      "uncertain.");
         break;
     }
+    case TaskSupport: {
+        const auto support = ToolInfo::TaskSupport(QIdentityProxyModel::data(index, Qt::DisplayRole).toInt());
+        if (role == Qt::DisplayRole)
+            return support == ToolInfo::TaskSupport::Required ? tr("required")
+                : support == ToolInfo::TaskSupport::Optional  ? tr("optional")
+                                                              : tr("—");
+        if (role == Qt::ToolTipRole)
+            return support == ToolInfo::TaskSupport::Required
+                ? tr("execution.taskSupport is required: every call is sent as a task and followed in the Tasks tab.")
+                : support == ToolInfo::TaskSupport::Optional
+                ? tr("execution.taskSupport is optional: the composer's \"Run as task\" box decides.")
+                : tr("No task support: calls are plain requests.");
+        break;
+    }
     case Name:
     case Title:
         if (role == Qt::ToolTipRole)
@@ -425,6 +442,8 @@ QVariant ToolsPresentation::headerData(int section, Qt::Orientation orientation,
         return tr("openWorld");
     case OnExpiry:
         return tr("On expiry");
+    case TaskSupport:
+        return tr("Task");
     case Calls:
         return tr("Calls");
     case ErrorRate:

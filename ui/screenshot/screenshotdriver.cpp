@@ -17,7 +17,9 @@
 #include "result/resultview.h"
 #include "screenshot/chartsshots.h"
 #include "screenshot/frictionshots.h"
+#include "screenshot/requestsshots.h"
 #include "screenshot/resourcesshots.h"
+#include "screenshot/tasksshots.h"
 #include "transport/httpclient.h"
 
 #include <QApplication>
@@ -293,23 +295,23 @@ void ScreenshotDriver::stepResources()
 {
     auto* shots = new ResourcesShots(
         m_window, [this](QWidget* widget, const QString& name) { save(widget, name); }, this);
-    connect(shots, &ResourcesShots::done, this, [this] {
-        FrictionShots::run(
-            m_window, [this](QWidget* widget, const QString& file) { save(widget, file); },
-            [this](auto condition, int timeoutMs, auto then, const QString& what) {
-                waitUntil(std::move(condition), timeoutMs, std::move(then), what);
-            },
-            [this] {
-                ChartsShots::run(
-                    m_window, [this](QWidget* widget, const QString& file) { save(widget, file); },
-                    [this](auto condition, int timeoutMs, auto then, const QString& what) {
-                        waitUntil(std::move(condition), timeoutMs, std::move(then), what);
-                    },
-                    [this] { finish(); });
-            });
-    });
+    connect(shots, &ResourcesShots::done, this, &ScreenshotDriver::stepTasks);
     connect(shots, &ResourcesShots::failed, this, &ScreenshotDriver::fail);
     shots->start();
+}
+
+void ScreenshotDriver::stepTasks()
+{
+    const FrictionShots::Save saveShot = [this](QWidget* widget, const QString& file) { save(widget, file); };
+    const FrictionShots::Wait waitFor = [this](auto condition, int timeoutMs, auto then, const QString& what) {
+        waitUntil(std::move(condition), timeoutMs, std::move(then), what);
+    };
+    TasksShots::run(m_window, saveShot, waitFor, [this, saveShot, waitFor] {
+        FrictionShots::run(m_window, saveShot, waitFor, [this, saveShot, waitFor] {
+            ChartsShots::run(m_window, saveShot, waitFor,
+                [this, saveShot, waitFor] { RequestsShots::run(m_window, saveShot, waitFor, [this] { finish(); }); });
+        });
+    });
 }
 
 void ScreenshotDriver::finish()

@@ -51,6 +51,8 @@ private:
     void step8AuthFailed();
     /// resources-text.png and resources-image.png (ResourcesShots).
     void stepResources();
+    /// tasks.png (TasksShots), then the friction shots.
+    void stepTasks();
     /// stderr.png: the Server Output view of the HTTP demo server (its launch command's output), then traffic.png.
     void stepServerOutput();
     void finish();
