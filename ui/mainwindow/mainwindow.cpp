@@ -236,6 +236,8 @@ void MainWindow::createDocks()
 
     m_requests = new ServerRequestsDock(m_session->serverRequests(), this);
     connect(m_requests, &ServerRequestsDock::statusMessage, this, &MainWindow::setStatus);
+    // Full height on the right, beside the calls too: a request's editor needs the room more than the calls table.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     addDockWidget(Qt::RightDockWidgetArea, m_requests);
     m_requests->hide(); // comes forward with the first request; Docks ▸ Server Requests shows it any time
 }

@@ -141,7 +141,7 @@ SamplingEditor::SamplingEditor(const QJsonObject& params, QWidget* parent)
     m_request->setObjectName(QStringLiteral("samplingRequest"));
     // The images are the document's resources, in place before the browser lays it out.
     m_request->setDocument(documentWithImages(requestHtml(params), params, m_request));
-    m_request->setMinimumHeight(140);
+    m_request->setMinimumHeight(110);
     layout->addWidget(m_request, 1);
 
     auto* form = new QFormLayout();
@@ -152,7 +152,8 @@ SamplingEditor::SamplingEditor(const QJsonObject& params, QWidget* parent)
     m_text = new QPlainTextEdit(this);
     m_text->setObjectName(QStringLiteral("samplingReplyText"));
     m_text->setPlaceholderText(tr("The reply the server gets as the model's answer"));
-    m_text->setMinimumHeight(80);
+    m_text->setMinimumHeight(64);
+    m_text->setMaximumHeight(120);
     form->addRow(tr("Re&ply:"), m_text);
     m_model = new QLineEdit(QStringLiteral("mcpscope-manual"), this);
     m_model->setObjectName(QStringLiteral("samplingModel"));

@@ -48,7 +48,9 @@ ServerRequestsDock::ServerRequestsDock(ServerRequestQueue* queue, QWidget* paren
     auto* splitter = new QSplitter(Qt::Vertical, body);
     m_list = new QListWidget(splitter);
     m_list->setObjectName(QStringLiteral("serverRequestList"));
-    m_list->setMinimumHeight(60);
+    // A few rows are enough for the queue; the room goes to the request being answered.
+    m_list->setMinimumHeight(m_list->fontMetrics().height() * 2);
+    m_list->setMaximumHeight(m_list->fontMetrics().height() * 6);
     splitter->addWidget(m_list);
 
     auto* detail = new QWidget(splitter);

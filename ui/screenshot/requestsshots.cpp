@@ -10,7 +10,6 @@
 #include "requests/serverrequestsdock.h"
 
 #include <QCheckBox>
-#include <QDir>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -58,7 +57,7 @@ void rootsDialog(const Context& c)
 {
     auto* dialog = new ServerDialog({}, c.window);
     ServerConfig config = c.window->engine()->connection(Server)->config();
-    config.roots = { QDir::homePath() + QStringLiteral("/src/mcpscope"), QStringLiteral("/srv/fixtures/shared") };
+    config.roots = { QStringLiteral("/home/ada/src/mcpscope"), QStringLiteral("/srv/fixtures/shared") };
     config.autoReply = QJsonObject { { QStringLiteral("sampling"),
         QJsonObject { { QStringLiteral("text"), QStringLiteral("Canned reply for scripted runs") },
             { QStringLiteral("model"), QStringLiteral("mcpscope-canned") } } } };
