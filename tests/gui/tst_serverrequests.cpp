@@ -101,10 +101,12 @@ private Q_SLOTS:
     void elicitationRequiredFieldBlocksAccept();
     void urlElicitationDeclinedThenAccepted();
     void urlElicitationRequiredError();
+    void urlElicitationCompletedByServer();
     void cannedReplyAnswersWithoutPanel();
 
 private:
-    ServerConnection* connectEverything(const QJsonObject& extra = {});
+    ServerConnection* connectEverything(const QJsonObject& extra = {}) { return connectServer(everythingStdio(extra)); }
+    ServerConnection* connectServer(const QJsonObject& server);
     /// Starts a tools/call through the engine; the record lands in *record when it ends.
     void startCall(const QString& tool, const QJsonObject& arguments, std::optional<CallRecord>* record);
     template <typename Editor> Editor* waitForEditor();
@@ -140,10 +142,10 @@ void TestServerRequests::cleanup()
     m_scratch.reset();
 }
 
-ServerConnection* TestServerRequests::connectEverything(const QJsonObject& extra)
+ServerConnection* TestServerRequests::connectServer(const QJsonObject& server)
 {
     const QJsonObject workspace { { QStringLiteral("mcpscopeWorkspace"), 1 },
-        { QStringLiteral("servers"), QJsonObject { { Server, everythingStdio(extra) } } } };
+        { QStringLiteral("servers"), QJsonObject { { Server, server } } } };
     QFile file(m_scratch->filePath(QStringLiteral("workspace.json")));
     if (!file.open(QIODevice::WriteOnly))
         return nullptr;
@@ -464,6 +466,30 @@ void TestServerRequests::urlElicitationRequiredError()
     QVERIFY(editor->findChild<QLabel*>(QStringLiteral("elicitationWaiting"))->isVisible());
     QTest::mouseClick(button(QStringLiteral("elicitationDismiss")), Qt::LeftButton);
     QCOMPARE(m_window->session()->serverRequests()->pending().size(), 0);
+}
+
+void TestServerRequests::urlElicitationCompletedByServer()
+{
+    // An SDK server that sends notifications/elicitation/complete once the user accepted its URL.
+    QVERIFY(connectServer(
+        { { QStringLiteral("transport"), QStringLiteral("stdio") }, { QStringLiteral("command"), test::nodeBinary() },
+            { QStringLiteral("args"),
+                QJsonArray { QString(test::peersDir() + QStringLiteral("/url-elicitation-peer.mjs")) } } }));
+    ServerRequestQueue* queue = m_window->session()->serverRequests();
+    QSignalSpy removed(queue, &ServerRequestQueue::removed);
+    std::optional<CallRecord> record;
+    startCall(QStringLiteral("connect-account"), {}, &record);
+    QVERIFY(waitForEditor<ElicitationEditor>());
+    QTest::mouseClick(button(QStringLiteral("elicitationOpen")), Qt::LeftButton);
+    QTest::mouseClick(button(QStringLiteral("elicitationConsentOpen")), Qt::LeftButton);
+    QCOMPARE(m_opened, QList<QUrl> { QUrl(QStringLiteral("https://accounts.example.com/connect?flow=1")) });
+    QTRY_VERIFY_WITH_TIMEOUT(record.has_value(), 20000);
+    QVERIFY2(resultText(*record).contains(QStringLiteral("answer: accept")), qPrintable(resultText(*record)));
+    // The server's completion, not the user, takes it out of the queue.
+    QTRY_COMPARE_WITH_TIMEOUT(removed.count(), 1, 10000);
+    QCOMPARE(removed.first().at(1).toString(), QStringLiteral("completed"));
+    QCOMPARE(queue->pending().size(), 0);
+    QCOMPARE(m_window->serverRequestsDock()->list()->count(), 0);
 }
 
 void TestServerRequests::cannedReplyAnswersWithoutPanel()
