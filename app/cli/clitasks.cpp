@@ -18,19 +18,9 @@ using cli::compactJson;
 bool CliApp::followTask(const QString& toolName, const CallRecord& created)
 {
     TaskTracker* tracker = m_engine->tasks();
-    const QString taskId = tracker->follow(created);
-    if (taskId.isEmpty())
-        return false;
     const QString callId = created.callId;
-    if (m_progress) {
-        if (const auto task = tracker->task(m_config.name, taskId))
-            printTaskStatus(*task);
-        connect(tracker, &TaskTracker::taskChanged, this, [this, callId](const TaskInfo& task) {
-            if (task.callId == callId)
-                printTaskStatus(task);
-        });
-    }
-    connect(tracker, &TaskTracker::taskEnded, this,
+    // Connected before follow(): a CreateTaskResult that is already terminal ends the task inside it.
+    auto ended = connect(tracker, &TaskTracker::taskEnded, this,
         [this, toolName, callId](const TaskInfo& task, const CallRecord& record) {
             if (task.callId != callId)
                 return;
@@ -48,6 +38,19 @@ bool CliApp::followTask(const QString& toolName, const CallRecord& created)
             }
             finishToolCall(toolName, record, extra);
         });
+    const QString taskId = tracker->follow(created);
+    if (taskId.isEmpty()) {
+        disconnect(ended);
+        return false;
+    }
+    if (m_progress) {
+        if (const auto task = tracker->task(m_config.name, taskId))
+            printTaskStatus(*task);
+        connect(tracker, &TaskTracker::taskChanged, this, [this, callId](const TaskInfo& task) {
+            if (task.callId == callId)
+                printTaskStatus(task);
+        });
+    }
     return true;
 }
 
