@@ -27,7 +27,16 @@ ToolsPage::ToolsPage(
 {
     m_toolsView = Presentation::makeTable(this, QStringLiteral("toolsView"));
     m_toolsView->setModel(m_tools);
-    m_toolsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Fitted to the contents when a list arrives, not on every change (the per-tool figures change per call),
+    // with the free-text Title capped so the Task column and the figures stay in view.
+    m_toolsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    auto fitColumns = [this] {
+        m_toolsView->resizeColumnsToContents();
+        if (m_toolsView->columnWidth(ToolsModelColumn::Title) > 170)
+            m_toolsView->setColumnWidth(ToolsModelColumn::Title, 170);
+    };
+    connect(m_tools, &QAbstractItemModel::modelReset, this, fitColumns);
+    connect(m_tools, &QAbstractItemModel::rowsInserted, this, fitColumns);
     auto* callArea = new QSplitter(Qt::Horizontal, this);
     m_composer = new CallComposer(callArea);
     m_composer->setObjectName(QStringLiteral("composer"));
