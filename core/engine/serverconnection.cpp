@@ -193,7 +193,12 @@ void ServerConnection::setResponder(ClientResponder* responder)
             if (self) {
                 origin.server = self->m_config.name;
                 origin.session = self->m_session.data();
-                origin.callIds = self->m_calls.keys();
+                // A task's poll stands for the call that created the task: that one is in the log.
+                for (auto it = self->m_calls.constBegin(); it != self->m_calls.constEnd(); ++it) {
+                    const QString id = self->m_partOf.value(it.key(), it.key());
+                    if (!origin.callIds.contains(id))
+                        origin.callIds.append(id);
+                }
             }
             return origin;
         };
@@ -523,8 +528,13 @@ QString ServerConnection::call(const QString& method, const QJsonObject& params,
     const QString callId = runner->callId();
     if (options.partOfCall.isEmpty())
         connect(runner, &CallRunner::updated, this, &ServerConnection::callUpdated);
-    connect(runner, &CallRunner::ending, this, [this](const QString& id) { m_calls.remove(id); });
+    connect(runner, &CallRunner::ending, this, [this](const QString& id) {
+        m_calls.remove(id);
+        m_partOf.remove(id);
+    });
     m_calls.insert(callId, runner);
+    if (!options.partOfCall.isEmpty())
+        m_partOf.insert(callId, options.partOfCall);
     runner->start();
     return callId;
 }

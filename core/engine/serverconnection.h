@@ -207,6 +207,7 @@ private:
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, CallRunner*> m_calls;
+    QHash<QString, QString> m_partOf; ///< a task poll's call id → the call that created the task
     /// Keeps this server's credentials out of the wire exchanges call records carry.
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
     StdioFaultInjector* m_stdioFaults = nullptr;
