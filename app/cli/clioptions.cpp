@@ -284,11 +284,11 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption requestsOpt(QStringLiteral("requests"), {}, QStringLiteral("n"));
     const QCommandLineOption rateOpt(QStringLiteral("rate"), {}, QStringLiteral("calls/s"));
     const QCommandLineOption faultOpt(QStringLiteral("fault"), {}, QStringLiteral("spec"));
-    parser.addOptions(
-        { taskOpt, concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, forOpt, outOpt, faultProxyOpt, logOpt, urlOpt,
-            headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt, serverOpt, configOpt,
-            jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt, elicitContentOpt,
-            responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt });
+    parser.addOptions({ taskOpt, concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, forOpt, outOpt,
+        faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt,
+        serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt,
+        elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt,
+        authBrowserOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
