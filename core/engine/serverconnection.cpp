@@ -183,44 +183,6 @@ void ServerConnection::shareRedactor(std::shared_ptr<Redactor> redactor)
     m_redactor->addServer(m_config);
 }
 
-void ServerConnection::setResponder(ClientResponder* responder)
-{
-    if (!m_tap) {
-        const QPointer<ServerConnection> self(this);
-        ResponderTap::Hooks hooks;
-        hooks.origin = [self]() {
-            ServerRequestOrigin origin;
-            if (self) {
-                origin.server = self->m_config.name;
-                origin.session = self->m_session.data();
-                // A task's poll stands for the call that created the task: that one is in the log.
-                for (auto it = self->m_calls.constBegin(); it != self->m_calls.constEnd(); ++it) {
-                    const QString id = self->m_partOf.value(it.key(), it.key());
-                    if (!origin.callIds.contains(id))
-                        origin.callIds.append(id);
-                }
-            }
-            return origin;
-        };
-        hooks.note = [self](const QString& kind, const QString& text) {
-            if (self)
-                self->noteOnCalls(kind, text);
-        };
-        // An elicitation McpScope did not accept is marked on the calls in flight: their result is what the
-        // tool does without the input it asked for, which the calls list and the result must not call success.
-        hooks.declined = [self](const QString& action) {
-            if (self)
-                self->noteEvent(CallSummary::DeclinedEventKind,
-                    tr("elicitation/create answered \"%1\": McpScope did not give the input the server asked for")
-                        .arg(action));
-        };
-        m_tap = std::make_unique<ResponderTap>(std::move(hooks));
-    }
-    // The session asks m_responder (this server's roots), which hands the rest to the tap, then the engine's.
-    m_tap->setInner(responder);
-    m_responder.setInner(responder ? m_tap.get() : nullptr);
-}
-
 QString ServerConnection::stateName(State state)
 {
     return StateNames.name(state);
@@ -545,19 +507,6 @@ QString ServerConnection::shownSessionId() const
         return {};
     const Transport* transport = m_session->transport();
     return transport ? transport->assignedSessionId() : QString();
-}
-
-void ServerConnection::noteOnCalls(const QString& kind, const QString& text)
-{
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    for (CallRunner* runner : std::as_const(m_calls))
-        runner->noteEvent(now, kind, text);
-}
-
-void ServerConnection::noteEvent(const QString& kind, const QString& text)
-{
-    noteOnCalls(kind, text);
-    Q_EMIT actionLogged(kind, text);
 }
 
 bool ServerConnection::cancelCall(const QString& callId)
