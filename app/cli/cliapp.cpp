@@ -287,7 +287,19 @@ void CliApp::runCommand()
             { QStringLiteral("sessionId"),
                 m_connection->shownSessionId().isEmpty() ? QJsonValue() : QJsonValue(m_connection->shownSessionId()) },
             { QStringLiteral("transport"), transportKindName(m_connection->activeTransport()) },
+            { QStringLiteral("era"), protocolEraName(d.era) },
+            { QStringLiteral("eraReason"), d.eraReason },
         };
+        if (d.era == ProtocolEra::Modern) {
+            QJsonObject result = reply.result.toObject();
+            result.insert(QStringLiteral("sessionless"), true);
+            result.insert(QStringLiteral("supportedVersions"), QJsonArray::fromStringList(d.supportedVersions));
+            if (d.ttlMs >= 0)
+                result.insert(QStringLiteral("ttlMs"), d.ttlMs);
+            if (!d.cacheScope.isEmpty())
+                result.insert(QStringLiteral("cacheScope"), d.cacheScope);
+            reply.result = result;
+        }
         complete(reply);
     } else if (m_command == QLatin1String("tools")) {
         list(QStringLiteral("tools/list"), QStringLiteral("tools"));

@@ -56,6 +56,8 @@ QString CliApp::helpText()
                "      --auth-browser system|none  how to authorize: open the system browser (default), or perform\n"
                "                              the authorization request here and read the code from its redirect\n"
                "  --server NAME --config FILE a server from a workspace or any mcp.json dialect\n"
+               "  --protocol-era auto|legacy|modern  MCP 2026-07-28 (modern, sessionless) or 2025-11-25\n"
+               "                              (legacy); auto probes with server/discover first (default legacy)\n"
                "\n"
                "Commands:\n"
                "  info                        server info, protocol version, capabilities, instructions, session id\n"
@@ -255,6 +257,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption secretHeaderOpt(QStringLiteral("secret-header"), {}, QStringLiteral("K: V"));
     const QCommandLineOption transportOpt(QStringLiteral("transport"), {}, QStringLiteral("http|sse|auto"));
     const QCommandLineOption insecureOpt(QStringLiteral("insecure"));
+    const QCommandLineOption eraOpt(QStringLiteral("protocol-era"), {}, QStringLiteral("auto|legacy|modern"));
     const QCommandLineOption serverOpt(QStringLiteral("server"), {}, QStringLiteral("name"));
     const QCommandLineOption configOpt(QStringLiteral("config"), {}, QStringLiteral("file"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"));
@@ -288,7 +291,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
         faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt,
         serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt,
         elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt,
-        authBrowserOpt });
+        authBrowserOpt, eraOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
@@ -478,6 +481,14 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     }
     if (parser.isSet(insecureOpt))
         m_config.tlsVerify = false;
+    if (parser.isSet(eraOpt)) {
+        const std::optional<ProtocolEra> era = protocolEraFromName(parser.value(eraOpt));
+        if (!era) {
+            *error = tr("--protocol-era must be auto, legacy or modern (got '%1')").arg(parser.value(eraOpt));
+            return false;
+        }
+        m_config.era = *era;
+    }
     if (!parseAuthOptions(parser, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt, error))
         return false;
     m_config.requestTimeoutMs = int(std::min<qint64>(m_timeoutMs, std::numeric_limits<int>::max()));

@@ -69,8 +69,11 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
         if (info.contains(QLatin1String("title")))
             o << " (" << info.value(QLatin1String("title")).toString() << ')';
         o << "\nTransport:    " << result.value(QLatin1String("transport")).toString()
-          << "\nProtocol:     " << result.value(QLatin1String("protocolVersion")).toString() << "\nSession:      "
-          << (result.value(QLatin1String("sessionId")).isString()
+          << "\nProtocol:     " << result.value(QLatin1String("protocolVersion")).toString() << " ("
+          << result.value(QLatin1String("era")).toString()
+          << " era: " << result.value(QLatin1String("eraReason")).toString() << ")\nSession:      "
+          << (result.value(QLatin1String("sessionless")).toBool() ? QStringLiteral("(none: 2026-07-28 is sessionless)")
+                     : result.value(QLatin1String("sessionId")).isString()
                      ? result.value(QLatin1String("sessionId")).toString()
                      : QStringLiteral("(none: the transport assigns no session id)"))
           << "\nCapabilities: ";

@@ -102,6 +102,12 @@ int ConformanceClient::start(const QStringList& args)
     config.url = url;
     config.transport = TransportKind::StreamableHttp;
     config.requestTimeoutMs = RequestTimeoutMs;
+    // The runner names the revision a scenario runs at (0.2.0 and later): 2026-07-28 is the modern era.
+    // Any other, or none (0.1.16 names none), is the legacy era: a scenario server of those revisions
+    // checks the client's first request, so it gets initialize, not a probe.
+    config.era = qEnvironmentVariable("MCP_CONFORMANCE_PROTOCOL_VERSION") == Modern::ProtocolVersion
+        ? ProtocolEra::Modern
+        : ProtocolEra::Legacy;
 
     m_engine = new Engine(this);
     m_engine->setResponder(&m_responder);

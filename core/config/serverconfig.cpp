@@ -36,6 +36,8 @@ constexpr QLatin1String kOAuthClientId("oauthClientId");
 constexpr QLatin1String kOAuthGrant("oauthGrant");
 constexpr QLatin1String kRoots("roots");
 constexpr QLatin1String kAutoReply("autoReply");
+constexpr QLatin1String kEra("era");
+constexpr QLatin1String kKnownEra("knownEra");
 constexpr QLatin1String kRequestTimeoutMs("requestTimeoutMs");
 constexpr QLatin1String kKeepaliveIntervalSec("keepaliveIntervalSec");
 constexpr QLatin1String kMaxResponseBytes("maxResponseBytes");
@@ -305,6 +307,10 @@ QJsonObject ServerConfig::toJson() const
         json.insert(kAutoReply, autoReply);
     if (requestTimeoutMs != defaults.requestTimeoutMs)
         json.insert(kRequestTimeoutMs, requestTimeoutMs);
+    if (era != defaults.era)
+        json.insert(kEra, protocolEraName(era));
+    if (knownEra)
+        json.insert(kKnownEra, protocolEraName(*knownEra));
     if (keepaliveIntervalSec != defaults.keepaliveIntervalSec)
         json.insert(kKeepaliveIntervalSec, keepaliveIntervalSec);
     if (maxResponseBytes != defaults.maxResponseBytes)
@@ -380,6 +386,22 @@ ServerConfig ServerConfig::fromJson(
 
     reader.stringList(kRoots, &config.roots);
     reader.object(kAutoReply, &config.autoReply);
+    QString eraName;
+    reader.string(kEra, &eraName);
+    if (!reader.failed() && !eraName.isEmpty()) {
+        const std::optional<ProtocolEra> era = protocolEraFromName(eraName);
+        if (era)
+            config.era = *era;
+        else
+            reader.fail(kEra,
+                Text::tr("unknown protocol era \"%1\" (expected \"auto\", \"legacy\" or \"modern\")").arg(eraName));
+    }
+    QString knownEraName;
+    reader.string(kKnownEra, &knownEraName);
+    // A cache, not a setting: a value McpScope cannot read is forgotten, never an error.
+    if (const std::optional<ProtocolEra> known = protocolEraFromName(knownEraName);
+        known && *known != ProtocolEra::Auto)
+        config.knownEra = known;
     reader.integer(kRequestTimeoutMs, 1, &config.requestTimeoutMs);
     reader.integer(kKeepaliveIntervalSec, 0, &config.keepaliveIntervalSec);
     reader.integer(kMaxResponseBytes, 1, kMaxJsonInteger, &config.maxResponseBytes);

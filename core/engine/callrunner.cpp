@@ -48,6 +48,7 @@ CallRunner::CallRunner(ServerConnection* connection, const Redactor* redactor, S
     , m_redactor(redactor)
     , m_faults(faults)
     , m_params(params)
+    , m_originalParams(params)
     , m_onProgress(options.onProgress)
     , m_done(std::move(done))
     , m_requestId(std::make_shared<QJsonValue>(QJsonValue::Undefined))
@@ -183,12 +184,7 @@ void CallRunner::startAttempt()
     r.attempts.append(attempt);
     publish();
 
-    RequestOptions ro;
-    ro.timeoutMs = std::max<qint64>(1, m_timeoutMs - m_clock.elapsed());
-    ro.onProgress = m_onProgress;
-    if (m_isToolCall)
-        ro.meta.insert(AttemptMetaKey,
-            QJsonObject { { QStringLiteral("callId"), r.callId }, { QStringLiteral("attempt"), attempt.number } });
+    const RequestOptions ro = attemptOptions();
 
     if (m_connection->activeTransport() == TransportKind::Stdio) {
         if (const std::optional<int> delay = m_faults->takeDelay()) {
@@ -230,6 +226,18 @@ void CallRunner::send(const RequestOptions& ro)
         m_faults->sendWithNextFault(session->transport(), session->isReady(), m_requestId, request);
     else
         request();
+}
+
+RequestOptions CallRunner::attemptOptions() const
+{
+    RequestOptions ro;
+    ro.timeoutMs = std::max<qint64>(1, m_timeoutMs - m_clock.elapsed());
+    ro.onProgress = m_onProgress;
+    if (m_isToolCall)
+        ro.meta.insert(AttemptMetaKey,
+            QJsonObject { { QStringLiteral("callId"), m_record.callId },
+                { QStringLiteral("attempt"), int(m_record.attempts.size()) } });
+    return ro;
 }
 
 qint64 CallRunner::remainingMs() const
@@ -282,6 +290,8 @@ void CallRunner::onAttemptReply(const Reply& reply)
         finish(CallOutcome::Cancelled);
         return;
     }
+    if (takeRound(reply))
+        return;
     const std::optional<ClassifiedFailure> failure = FailureClassifier::classify(reply, m_isToolCall);
     if (!failure) {
         r.result = reply.result;

@@ -59,6 +59,16 @@ private:
     /// authorization (not dispatched, no strike) and false is returned.
     bool authorizationEnded(bool ok, const QString& error, qint64 started, FailureKind kind);
     void send(const RequestOptions& options);
+    /// The options of the current attempt's request: its deadline's rest, progress, its identity.
+    RequestOptions attemptOptions() const;
+    /// MRTR (2026-07-28): the server answered input_required. Answers its inputRequests through the
+    /// connection's responder (the panels, the CLI's script), then sends the next round: the original
+    /// request with a new id, the answers and the requestState echoed byte for byte. A round is not an
+    /// attempt (RECOVERY.md §9). True when the reply was such a round.
+    bool takeRound(const Reply& reply);
+    void sendRound(const QJsonObject& inputResponses, const QJsonValue& requestState);
+    /// A new request of the same attempt (a round), on the connection's current session.
+    void resend();
     void onAttemptReply(const Reply& reply);
     void healThen(qint64 waitMs, std::function<void(bool healed)> next);
     void finish(CallOutcome outcome);
@@ -72,6 +82,9 @@ private:
     StdioFaultInjector* m_faults;
     CallRecord m_record;
     QJsonObject m_params;
+    QJsonObject m_originalParams; ///< without any round's inputResponses and requestState
+    int m_rounds = 0; ///< MRTR rounds answered so far
+    quint64 m_roundToken = 0; ///< the round whose answers are awaited; a stale answer finds another
     std::function<void(const ProgressUpdate&)> m_onProgress;
     std::function<void(const CallRecord&)> m_done;
     bool m_isToolCall = false;

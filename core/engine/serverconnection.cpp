@@ -252,6 +252,34 @@ void ServerConnection::connectToServer()
     startSession(firstTransport(m_config));
 }
 
+void ServerConnection::noteEra(const ClientSession* session)
+{
+    if (m_config.era != ProtocolEra::Auto || m_activeTransport == TransportKind::LegacySse)
+        return;
+    const ProtocolEra era = session->details().era;
+    if (m_config.knownEra == era)
+        return;
+    m_config.knownEra = era;
+    Q_EMIT eraDetected(era);
+}
+
+bool ServerConnection::reprobeEra()
+{
+    // Only a cached legacy era skips the probe; a cached modern one is probed (and corrected) every time.
+    if (m_config.era != ProtocolEra::Auto || m_config.knownEra != ProtocolEra::Legacy || !m_session
+        || !m_session->details().protocolVersion.isEmpty())
+        return false;
+    const int status = m_session->initializeFailure().httpStatus;
+    if (status == 401 || status == 403)
+        return false;
+    Q_EMIT notice(tr("Server '%1' refused initialize although it was known as a legacy server; probing its "
+                     "protocol era again.")
+                      .arg(m_config.name));
+    m_config.knownEra.reset();
+    startSession(m_activeTransport);
+    return true;
+}
+
 bool ServerConnection::fallBackToLegacySse()
 {
     // MCP-NOTES: an initialize POST answered 400, 404 or 405 means the server may speak 2024-11-05 HTTP+SSE.
@@ -352,6 +380,9 @@ void ServerConnection::startSession(TransportKind kind)
     options.serverName = m_config.name;
     options.requestTimeoutMs = m_config.requestTimeoutMs;
     options.keepaliveIntervalSec = m_config.keepaliveIntervalSec;
+    // HTTP+SSE is 2024-11-05 by definition: nothing to probe.
+    options.era = kind == TransportKind::LegacySse ? ProtocolEra::Legacy : m_config.era;
+    options.knownEra = m_config.knownEra;
     // Every attempt's record carries what went over the wire for it.
     options.recordExchanges = true;
     auto* session = new ClientSession(std::move(transport), options, this);
@@ -362,11 +393,12 @@ void ServerConnection::startSession(TransportKind kind)
         if (m_auth && m_initializeAuthorizations > 0)
             m_auth->noteRetried(tr("initialize"), true, QString());
         m_initializeAuthorizations = 0;
+        noteEra(session);
         // The tool list is the annotation snapshot every call decision reads.
         session->listTools([this](const Reply&) { Q_EMIT ready(); }, this);
     });
     connect(session, &ClientSession::failed, this, [this](const QString& message) {
-        if (fallBackToLegacySse() || authorizeInitialize(message))
+        if (reprobeEra() || fallBackToLegacySse() || authorizeInitialize(message))
             return;
         const bool wasUp = m_state == State::Ready || m_state == State::Suspect;
         const QString dropped = m_session ? m_session->sessionId() : QString();

@@ -84,6 +84,9 @@ public:
     void setConfig(const ServerConfig& config);
     quint64 generation() const { return m_generation; }
     void setResponder(ClientResponder* responder);
+    /// An MRTR input request (2026-07-28) of the call callId, answered as the server's own requests are: the
+    /// connection's roots, else the engine's responder (the panels, the CLI's script), told which call asks.
+    void answerInputRequest(const QString& callId, const JsonRpcMessage& request, ClientResponder::Reply reply);
     /// Makes this connection redact with redactor (the engine's, shared by all its servers) and teaches
     /// it this server's secrets.
     void shareRedactor(std::shared_ptr<Redactor> redactor);
@@ -165,6 +168,8 @@ Q_SIGNALS:
     void traffic(mcpscope::WireDirection direction, const QByteArray& bytes);
     void callUpdated(const mcpscope::CallRecord& record);
     void actionLogged(const QString& kind, const QString& text);
+    /// The era probe found a server's era (auto): the workspace keeps it, so the next start skips the probe.
+    void eraDetected(mcpscope::ProtocolEra era);
     /// A secret learned at run time (an OAuth token): the engine's redactor must know it.
     void secretLearned(const QString& value);
 
@@ -183,6 +188,11 @@ private:
     void startSession(TransportKind kind);
     void retire(ClientSession* old);
     bool fallBackToLegacySse();
+    QString m_inputRequestCall; ///< the call an MRTR input request being handed on belongs to
+    /// Keeps the era a probe found (auto) and says so once it changed.
+    void noteEra(const ClientSession* session);
+    /// A start with a cached era failed: forget it and probe again (MCP-NOTES.md). False when there was none.
+    bool reprobeEra();
     /// The message of a failed legacy-SSE fallback names both attempts (their URL and status).
     QString describeFallbackFailure(const QString& message) const;
     void onSessionState(ClientSession::State state);

@@ -23,6 +23,10 @@ void ServerConnection::setResponder(ClientResponder* responder)
             if (self) {
                 origin.server = self->m_config.name;
                 origin.session = self->m_session.data();
+                if (!self->m_inputRequestCall.isEmpty()) {
+                    origin.callIds.append(self->m_partOf.value(self->m_inputRequestCall, self->m_inputRequestCall));
+                    return origin;
+                }
                 // A task's poll stands for the call that created the task: that one is in the log.
                 for (auto it = self->m_calls.constBegin(); it != self->m_calls.constEnd(); ++it) {
                     const QString id = self->m_partOf.value(it.key(), it.key());
@@ -49,6 +53,15 @@ void ServerConnection::setResponder(ClientResponder* responder)
     // The session asks m_responder (this server's roots), which hands the rest to the tap, then the engine's.
     m_tap->setInner(responder);
     m_responder.setInner(responder ? m_tap.get() : nullptr);
+}
+
+void ServerConnection::answerInputRequest(
+    const QString& callId, const JsonRpcMessage& request, ClientResponder::Reply reply)
+{
+    // The tap asks for the origin while respond() runs: only then is the call known.
+    const QString previous = std::exchange(m_inputRequestCall, callId);
+    m_responder.respond(request, std::move(reply));
+    m_inputRequestCall = previous;
 }
 
 void ServerConnection::noteOnCalls(const QString& kind, const QString& text)

@@ -46,7 +46,7 @@ ClientSession::ClientSession(std::unique_ptr<Transport> transport, Options optio
     // Until a failure says otherwise, a session that ended reads as lost after its requests went out.
     m_lastFailure.requestWritten = true;
     Transport* t = m_transport.get();
-    connect(t, &Transport::opened, this, &ClientSession::sendInitialize);
+    connect(t, &Transport::opened, this, &ClientSession::onOpened);
     connect(t, &Transport::messageReceived, this, &ClientSession::onMessage);
     connect(t, &Transport::requestWritten, this, [this](const QJsonValue& id) {
         const auto it = m_pending.find(idKey(id));
@@ -118,7 +118,8 @@ void ClientSession::start()
 
 void ClientSession::sendInitialize()
 {
-    if (m_state != State::Connecting)
+    // After a server/discover probe that found a legacy server, the session is initializing already.
+    if (m_state != State::Connecting && !(m_state == State::Initializing && !m_probing && !m_modern))
         return;
     setState(State::Initializing);
     const QJsonObject params {
@@ -142,6 +143,8 @@ void ClientSession::sendInitialize()
 void ClientSession::onInitializeReply(const Reply& reply)
 {
     if (!reply.ok()) {
+        if (refusedAsModern(reply))
+            return;
         m_initializeFailure = reply.failure;
         // A timed-out reply carries TimedOut evidence, an error reply its written request.
         fail(tr("Server '%1' failed to initialize: %2").arg(m_options.serverName, reply.describe()), reply.failure);
@@ -167,6 +170,10 @@ void ClientSession::onInitializeReply(const Reply& reply)
     m_details.serverInfo = result.value(QLatin1String("serverInfo")).toObject();
     m_details.instructions = result.value(QLatin1String("instructions")).toString();
     m_details.sessionId = m_transport->sessionId();
+    m_details.era = ProtocolEra::Legacy;
+    if (m_details.eraReason.isEmpty())
+        m_details.eraReason = m_options.era == ProtocolEra::Legacy ? tr("set to legacy for this server")
+                                                                   : tr("known from an earlier probe");
     m_transport->setProtocolVersion(version);
     notify(QStringLiteral("notifications/initialized"));
     setState(State::Ready);
@@ -229,6 +236,18 @@ QJsonValue ClientSession::request(const QString& method, const QJsonObject& para
     m_pending.insert(key, std::move(pending));
 
     JsonRpcMessage message = JsonRpcMessage::request(id, method, fullParams);
+    if (m_modern && (method == Ping || method == QLatin1String("logging/setLevel"))) {
+        Reply reply;
+        reply.status = Reply::Status::Failed;
+        reply.id = id;
+        reply.method = method;
+        reply.failure.event = TransportEvent::NotSent;
+        reply.failure.message = tr("%1 is not part of MCP 2026-07-28, which server '%2' speaks (sessionless: no "
+                                   "ping and no logging/setLevel; the log level goes with every request).")
+                                    .arg(method, m_options.serverName);
+        finish(key, reply);
+        return id;
+    }
     switch (m_state) {
     case State::Ready:
         dispatch(message, options);
@@ -266,6 +285,12 @@ void ClientSession::dispatch(const JsonRpcMessage& message, const RequestOptions
     const QJsonValue token
         = message.params.value(QLatin1String("_meta")).toObject().value(QLatin1String("progressToken"));
     m_tracker.track(message.id, message.method, options.timeoutMs, maxTotal, token);
+    if (m_modern || m_probing) {
+        JsonRpcMessage modern = message;
+        modern.params = withModernMeta(message.params);
+        m_transport->send(modern);
+        return;
+    }
     m_transport->send(message);
 }
 
@@ -288,6 +313,8 @@ bool ClientSession::cancel(const QJsonValue& id, const QString& reason)
                 break;
             }
         }
+    } else if (m_modern && m_transport->dropRequest(id)) {
+        // HTTP in the 2026-07-28 revision: closing the response stream is the cancellation.
     } else if (m_state == State::Ready) {
         notify(QStringLiteral("notifications/cancelled"),
             { { QStringLiteral("requestId"), id }, { QStringLiteral("reason"), reason } });
@@ -354,7 +381,15 @@ void ClientSession::onReply(const JsonRpcMessage& message)
     reply.method = entry->method;
     reply.written = true;
     reply.elapsedMs = m_tracker.now() - entry->startedAt;
-    if (message.type == JsonRpcMessage::Type::Response) {
+    const QString problem
+        = message.type == JsonRpcMessage::Type::Response ? resultTypeProblem(entry->method, message.result) : QString();
+    if (!problem.isEmpty()) {
+        reply.status = Reply::Status::Failed;
+        reply.failure.event = TransportEvent::Malformed;
+        reply.failure.requestWritten = true;
+        reply.failure.responseStarted = true;
+        reply.failure.message = problem;
+    } else if (message.type == JsonRpcMessage::Type::Response) {
         reply.status = Reply::Status::Ok;
         reply.result = message.result;
     } else {
@@ -439,7 +474,11 @@ void ClientSession::abandonAll(const TransportFailure& failure)
 void ClientSession::onTimedOut(const RequestTracker::Entry& entry)
 {
     const QString key = idKey(entry.id);
-    if (entry.method != Initialize) {
+    if (entry.method == Modern::Discover) {
+        // A probe is not a call: a legacy server that ignores it hears nothing more of it.
+    } else if (m_modern && m_transport->dropRequest(entry.id)) {
+        // HTTP in the 2026-07-28 revision: closing the response stream is the cancellation.
+    } else if (entry.method != Initialize) {
         notify(QStringLiteral("notifications/cancelled"),
             { { QStringLiteral("requestId"), entry.id },
                 { QStringLiteral("reason"), tr("timed out after %1 ms").arg(entry.timeoutMs) } });

@@ -2,6 +2,7 @@
 
 #include "clientresponder.h"
 #include "jsonrpc/jsonrpcmessage.h"
+#include "jsonrpc/protocolera.h"
 #include "jsonrpc/requesttracker.h"
 #include "toolinfo.h"
 #include "transport/transport.h"
@@ -75,6 +76,15 @@ struct ServerDetails
     QJsonObject serverInfo;
     QString instructions;
     QString sessionId;
+    /// Legacy (initialize, a session) or modern (2026-07-28, sessionless); never Auto once ready.
+    ProtocolEra era = ProtocolEra::Legacy;
+    /// Modern: the server/discover result as it came, its supportedVersions and cache hints.
+    QJsonObject discover;
+    QStringList supportedVersions;
+    qint64 ttlMs = -1;
+    QString cacheScope;
+    /// How the era was decided, for people ("server/discover answered", "no answer within 2 s", …).
+    QString eraReason;
 };
 
 /// One MCP session over one transport: the initialize handshake, requests and their deadlines,
@@ -105,6 +115,14 @@ public:
         QString clientTitle = QStringLiteral("McpScope");
         /// Attach each request's wire exchange to its Reply (costs copies nobody else wants).
         bool recordExchanges = false;
+        /// Which era to speak (MCP-NOTES.md, 2026-07-28): auto probes with server/discover first.
+        ProtocolEra era = ProtocolEra::Legacy;
+        /// What an earlier probe found: with auto, a known legacy server gets initialize at once.
+        std::optional<ProtocolEra> knownEra {};
+        /// How long auto waits for the server/discover answer before it speaks legacy.
+        qint64 probeTimeoutMs = 3000;
+        /// Modern: the _meta logLevel every request carries, when the user set one.
+        QString logLevel {};
     };
 
     static const QStringList& supportedProtocolVersions(); ///< newest first; the first is offered
@@ -128,6 +146,11 @@ public:
 
     State state() const { return m_state; }
     bool isReady() const { return m_state == State::Ready; }
+    /// Spoken in the 2026-07-28 revision (sessionless): no ping, no logging/setLevel, no session.
+    bool isModern() const { return m_modern; }
+    /// Tools the newest tools/list left out because their x-mcp-header annotations are invalid (modern),
+    /// each with excludedReason set: the Tools table shows them struck through.
+    const QList<ToolInfo>& excludedTools() const { return m_excludedTools; }
     const ServerDetails& details() const { return m_details; }
     QString sessionId() const;
     const QString& lastError() const { return m_lastError; }
@@ -200,7 +223,23 @@ private:
     };
 
     void setState(State state);
+    void onOpened();
     void sendInitialize();
+    void sendDiscover();
+    void onDiscoverReply(const Reply& reply);
+    void fallBackToLegacy(const QString& reason);
+    /// initialize was refused with -32022 by a server that offers 2026-07-28 (a probe that timed out on a
+    /// slow start, or a cached legacy era gone stale): probe again with the full timeout. True when it did.
+    bool refusedAsModern(const Reply& reply);
+    void enterModern(const QJsonObject& result, const QString& reason);
+    /// Modern: params with the revision's required _meta added.
+    QJsonObject withModernMeta(const QJsonObject& params) const;
+    /// Modern: Mcp-Method, Mcp-Name and Mcp-Param-* of one message.
+    QList<QPair<QByteArray, QByteArray>> modernHeaders(const JsonRpcMessage& message) const;
+    /// Modern: a result whose resultType McpScope cannot take; empty when it can.
+    QString resultTypeProblem(const QString& method, const QJsonValue& result) const;
+    /// Modern: splits a tools/list into the usable tools and those with invalid header annotations.
+    void screenModernTools();
     void onInitializeReply(const Reply& reply);
     void fail(const QString& message, const TransportFailure& evidence);
     /// fail() without the failed() signal; true when the session was not failed before.
@@ -232,6 +271,10 @@ private:
     QHash<QString, Pending> m_pending;
     QList<Queued> m_queue;
     QList<ToolInfo> m_tools;
+    QList<ToolInfo> m_excludedTools;
+    bool m_modern = false;
+    bool m_probing = false;
+    bool m_reprobed = false;
     bool m_toolsListed = false;
     int m_toolsListsInFlight = 0;
     bool m_toolsDirty = false;

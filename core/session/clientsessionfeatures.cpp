@@ -134,6 +134,8 @@ void ClientSession::listTools(ReplyHandler done, QObject* context)
             if (reply.ok()) {
                 // Marks names listed more than once: they are write-capable (RECOVERY.md §2).
                 m_tools = ToolInfo::listFromJson(reply.resultObject().value(QLatin1String("tools")).toArray());
+                // 2026-07-28: a tool whose header annotations are invalid must be left out.
+                screenModernTools();
                 m_toolsListed = true;
                 Q_EMIT toolsChanged();
             }

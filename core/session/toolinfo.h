@@ -27,6 +27,9 @@ struct ToolInfo
     /// write-capable whatever each entry says (RECOVERY.md §2): no entry is the truth, so the first
     /// one must not win. Set on every entry of that name by listFromJson() and markRepeatedNames().
     bool listedMoreThanOnce = false;
+    /// 2026-07-28: why the client must leave this tool out (its x-mcp-header annotations are invalid);
+    /// empty for a usable tool.
+    QString excludedReason;
 
     /// readOnlyHint is exactly the JSON value true: not "true", not 1, not absent. This entry's hint
     /// only: whether a call may be replayed is RetryPolicy's question (listed once, in both listings).

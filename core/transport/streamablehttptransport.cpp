@@ -4,6 +4,8 @@
 #include "jsonrpc/jsonrpccodec.h"
 
 #include <QDateTime>
+#include <QList>
+#include <QPair>
 #include <QTimer>
 
 namespace mcpscope {
@@ -68,7 +70,7 @@ void StreamableHttpTransport::open()
 HttpRequest StreamableHttpTransport::makeRequest(const QByteArray& method) const
 {
     HttpRequest request = HttpCommon::makeRequest(method, m_options.url, m_options);
-    if (!m_sessionId.isEmpty())
+    if (!m_sessionId.isEmpty() && !m_modern)
         request.headers.append({ SessionHeader, m_sessionId.toLatin1() });
     if (!m_protocolVersion.isEmpty())
         request.headers.append({ ProtocolHeader, m_protocolVersion.toLatin1() });
@@ -78,10 +80,63 @@ HttpRequest StreamableHttpTransport::makeRequest(const QByteArray& method) const
 void StreamableHttpTransport::setProtocolVersion(const QString& version)
 {
     m_protocolVersion = version;
+    if (m_modern)
+        return;
     // The server→client stream opens now, before notifications/initialized goes out: a server that
     // answers initialized with notifications (tools/list_changed after registering tools for the
     // client's capabilities) sends them on this stream, and drops them while it is not open.
     openGetStream();
+}
+
+void StreamableHttpTransport::setModern(bool modern, const QString& version, HeaderSource headers)
+{
+    m_modern = modern;
+    m_protocolVersion = modern ? version : QString();
+    m_modernHeaders = modern ? std::move(headers) : HeaderSource();
+    if (modern)
+        m_sessionId.clear();
+}
+
+bool StreamableHttpTransport::dropRequest(const QJsonValue& id)
+{
+    if (!m_modern)
+        return false;
+    const QString key = idKey(id);
+    for (const auto& exchange : std::as_const(m_exchanges)) {
+        if (!exchange->isRequest || exchange->answered || idKey(exchange->id) != key)
+            continue;
+        // Closing the response stream is the revision's cancellation; nothing of it is reported.
+        exchange->answered = true;
+        m_exchanges.removeOne(exchange);
+        if (exchange->reply) {
+            exchange->reply->disconnect(this);
+            exchange->reply->abort();
+            exchange->reply->deleteLater();
+        }
+        return true;
+    }
+    return true;
+}
+
+bool StreamableHttpTransport::deliverErrorBody(const std::shared_ptr<Exchange>& exchange, HttpReply* reply)
+{
+    const int status = reply->status();
+    if (!m_modern || !exchange->isRequest || exchange->answered || status < 400 || status >= 500 || status == 401
+        || status == 403 || exchange->body.isEmpty())
+        return false;
+    DecodeResult decoded = JsonRpcCodec::decode(exchange->body);
+    if (!decoded || decoded.message.type != JsonRpcMessage::Type::ErrorResponse)
+        return false;
+    // The revision answers a request it refused with an id-less error at times: it is this request's.
+    if (decoded.message.id.isNull() || decoded.message.id.isUndefined())
+        decoded.message.id = exchange->id;
+    if (idKey(decoded.message.id) != idKey(exchange->id))
+        return false;
+    Q_EMIT traffic(WireDirection::Incoming, exchange->body);
+    settleWire(exchange);
+    exchange->answered = true;
+    Q_EMIT messageReceived(decoded.message);
+    return true;
 }
 
 void StreamableHttpTransport::send(const JsonRpcMessage& message)
@@ -104,6 +159,8 @@ void StreamableHttpTransport::send(const JsonRpcMessage& message)
     Q_EMIT traffic(WireDirection::Outgoing, request.body);
     request.headers.append({ QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/json") });
     request.headers.append({ QByteArrayLiteral("Accept"), QByteArrayLiteral("application/json, text/event-stream") });
+    if (m_modern && m_modernHeaders)
+        request.headers.append(m_modernHeaders(message));
     if (exchange->isRequest && recordsExchanges()) {
         exchange->recording = true;
         exchange->wire.append(HttpCommon::startExchange(request));
@@ -123,7 +180,7 @@ void StreamableHttpTransport::watch(HttpReply* reply, std::shared_ptr<Exchange> 
     exchange->reply = reply;
     m_exchanges.append(exchange);
     connect(reply, &HttpReply::headReceived, this, [this, exchange] {
-        if (exchange->method == QLatin1String("initialize") && m_sessionId.isEmpty() && exchange->reply) {
+        if (exchange->method == QLatin1String("initialize") && m_sessionId.isEmpty() && exchange->reply && !m_modern) {
             const QByteArray id = exchange->reply->header(SessionHeader);
             if (isVisibleAscii(id))
                 m_sessionId = QString::fromLatin1(id);
@@ -267,6 +324,8 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         failExchange(exchange, failure);
         return;
     }
+    if (!reply->isSuccess() && !broken && deliverErrorBody(exchange, reply))
+        return;
     if (!reply->isSuccess() || (broken && evidence.status == 0)) {
         TransportFailure failure
             = HttpCommon::failureFor(reply, exchange->body, exchange->sessionIdSent, m_options.serverName, what);
@@ -285,7 +344,7 @@ void StreamableHttpTransport::onFinished(const std::shared_ptr<Exchange>& exchan
         deliver(exchange, exchange->body);
     if (!exchange->isRequest || exchange->answered)
         return;
-    if (exchange->isSse) {
+    if (exchange->isSse && !m_modern) {
         resumeStream(exchange);
         return;
     }
@@ -449,7 +508,7 @@ void StreamableHttpTransport::finishCloseWhenQuiet()
         }
     }
     m_getStream.reset();
-    if (m_sessionId.isEmpty()) {
+    if (m_sessionId.isEmpty() || m_modern) {
         QTimer::singleShot(0, this, [this] { Q_EMIT closed(); });
         return;
     }

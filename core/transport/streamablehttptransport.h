@@ -51,6 +51,8 @@ public:
     QString sessionId() const override { return m_sessionId.isEmpty() ? m_localIdentity : m_sessionId; }
     QString assignedSessionId() const override { return m_sessionId; }
     void setProtocolVersion(const QString& version) override;
+    void setModern(bool modern, const QString& version, HeaderSource headers) override;
+    bool dropRequest(const QJsonValue& id) override;
     void forgetSession() override { m_sessionId.clear(); }
     bool hasServerSession() const override { return true; }
     /// Asks the server to end the session (DELETE) without closing the transport.
@@ -95,12 +97,16 @@ private:
     void sendDelete(qint64 timeoutMs, bool thenClosed);
     /// Emits exchangeRecorded for a request that is being settled.
     void settleWire(const std::shared_ptr<Exchange>& exchange);
+    /// Modern era: a 4xx whose body is a JSON-RPC error answers the request (true when it did).
+    bool deliverErrorBody(const std::shared_ptr<Exchange>& exchange, HttpReply* reply);
 
     HttpTransportOptions m_options;
     HttpClient m_http;
     QString m_sessionId;
     QString m_localIdentity;
     QString m_protocolVersion;
+    bool m_modern = false;
+    HeaderSource m_modernHeaders;
     QList<std::shared_ptr<Exchange>> m_exchanges;
     std::shared_ptr<Exchange> m_getStream;
     int m_getStreamFailures = 0;

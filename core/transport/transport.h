@@ -7,6 +7,8 @@
 #include <QMetaMethod>
 #include <QObject>
 
+#include <functional>
+
 namespace mcpscope {
 
 enum class WireDirection { Outgoing, Incoming };
@@ -47,6 +49,26 @@ public:
     /// may be a local stand-in, e.g. "connection:N" for a Streamable HTTP server without sessions).
     virtual QString assignedSessionId() const { return sessionId(); }
     virtual void setProtocolVersion(const QString& version) { Q_UNUSED(version) }
+    /// Extra HTTP headers of one outgoing message (the 2026-07-28 revision's Mcp-Method, Mcp-Name and
+    /// Mcp-Param-*), asked for every message; stdio never asks.
+    using HeaderSource = std::function<QList<QPair<QByteArray, QByteArray>>(const JsonRpcMessage&)>;
+    /// The 2026-07-28 revision (sessionless): with modern set, an HTTP transport sends MCP-Protocol-Version
+    /// and the source's headers on every POST, keeps no session id, opens no GET stream and sends no DELETE;
+    /// a JSON-RPC error in a 4xx body (other than 401 and 403) is delivered as the request's answer, since
+    /// that is how the revision's errors arrive. Stdio changes nothing.
+    virtual void setModern(bool modern, const QString& version, HeaderSource headers)
+    {
+        Q_UNUSED(modern)
+        Q_UNUSED(version)
+        Q_UNUSED(headers)
+    }
+    /// Ends one request by closing its response stream, which is how the 2026-07-28 revision cancels on
+    /// HTTP; false when this transport cancels with notifications/cancelled instead (stdio, legacy HTTP).
+    virtual bool dropRequest(const QJsonValue& id)
+    {
+        Q_UNUSED(id)
+        return false;
+    }
     /// Forgets the session id without telling the server (the client-side expiry action).
     virtual void forgetSession() { }
     /// Whether the server keeps a session for this channel that it can be asked to end (Streamable

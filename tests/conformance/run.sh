@@ -4,6 +4,9 @@
 # extension grants): 26 of them. Passes only when all 26 pass with no failed and no warning check (the
 # suite counts a WARNING as a failure). There is no expected-failures file: a scenario that fails fails.
 #
+# 0.1.16 is run by its own path: node_modules/.bin/conformance belongs to whichever pinned version npm
+# linked last (0.2.0-alpha.12 is pinned next to it as conformance-2026).
+#
 # usage: run.sh NODE PEERS_DIR CLI OUTPUT_DIR
 set -u
 if [ $# -lt 4 ]; then
@@ -16,8 +19,8 @@ cli=$3
 out=$4
 scenarios=26
 
-if [ ! -x "$node" ] || [ ! -f "$peers/node_modules/.bin/conformance" ]; then
-    echo "conformance: $node or $peers/node_modules/.bin/conformance is missing; run 'npm ci' in $peers" >&2
+if [ ! -x "$node" ] || [ ! -f "$peers/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
+    echo "conformance: $node or $peers/node_modules/@modelcontextprotocol/conformance/dist/index.js is missing; run 'npm ci' in $peers" >&2
     exit 1
 fi
 case $cli in
@@ -36,7 +39,7 @@ cd "$peers" || exit 1
 rm -rf "$out/all"
 mkdir -p "$out/all"
 log=$out/all.log
-"$node" node_modules/.bin/conformance client --command "$cli conformance" --suite all --verbose -o "$out/all" \
+"$node" node_modules/@modelcontextprotocol/conformance/dist/index.js client --command "$cli conformance" --suite all --verbose -o "$out/all" \
     >"$log" 2>&1
 rc=$?
 ok=1
