@@ -259,7 +259,8 @@ void CallRunner::onAttemptReply(const Reply& reply)
     // And when the connection it went out on was ready: the first request the client timed.
     for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
         if (http.connectedAt > 0) {
-            attempt.connectedAt = std::max(http.connectedAt, attempt.sentAt);
+            // A reused connection was ready when the attempt was sent: connect took 0 ms.
+            attempt.connectedAt = http.connectionReused ? attempt.sentAt : std::max(http.connectedAt, attempt.sentAt);
             attempt.connectionReused = http.connectionReused;
             break;
         }
