@@ -141,8 +141,7 @@ int CliApp::start(const QStringList& arguments)
         connect(m_engine, &Engine::callUpdated, this, [this](const CallRecord& record) {
             if (!record.isFinished())
                 return;
-            m_log->write(
-                QJsonDocument(m_engine->redactor().redactRecord(record)).toJson(QJsonDocument::Compact) + '\n');
+            m_log->write(m_engine->redactor().redactedRecordJson(record) + '\n');
             m_log->flush();
         });
     }

@@ -173,7 +173,7 @@ JsonlCallWriter::JsonlCallWriter(QIODevice* out, Redactor redactor)
 
 bool JsonlCallWriter::add(const CallRecord& record)
 {
-    QByteArray line = QJsonDocument(m_redactor.redactRecord(record)).toJson(QJsonDocument::Compact);
+    QByteArray line = m_redactor.redactedRecordJson(record);
     line.append('\n');
     return m_out->write(line) == line.size();
 }

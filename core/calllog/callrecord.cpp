@@ -412,6 +412,8 @@ template <typename S> S readObject(const QJsonObject& o)
 // keeps them, because the compact writer walks it in that order (tst_calllogfile compares the bytes).
 
 constexpr Field<CallAttempt> AttemptFields[] = {
+    field<&CallAttempt::connectedAt>("connectedAt", Presence::WhenSet),
+    field<&CallAttempt::connectionReused>("connectionReused", Presence::WhenSet),
     field<&CallAttempt::verdict>("dispatch", Presence::WhenSet),
     field<&CallAttempt::endedAt>("endedAt"),
     field<&CallAttempt::error>("error", Presence::WhenSet),

@@ -41,6 +41,11 @@ struct CallAttempt
     qint64 sentAt = 0; ///< ms since the epoch
     qint64 firstByteAt = 0; ///< when the answer began to arrive (0 when none did)
     qint64 endedAt = 0;
+    /// HTTP: when the connection the request went out on was ready, from the HTTP client's timing
+    /// (0: not known, as for stdio). A kept-alive connection that carried a request before is reused:
+    /// it was ready when the request was sent, and connectMs() is 0.
+    qint64 connectedAt = 0;
+    bool connectionReused = false;
     int httpStatus = 0;
     bool written = false;
     std::optional<FailureKind> failureKind;
@@ -53,6 +58,9 @@ struct CallAttempt
     /// What went over the wire for this attempt: its HTTP requests or its stdio lines. Empty when
     /// nothing was sent, or for records written before McpScope kept it.
     WireExchange exchange;
+
+    /// How long the connection took before the request could go out (0 for a reused one or stdio).
+    qint64 connectMs() const { return connectedAt > 0 && !connectionReused ? connectedAt - sentAt : 0; }
 
     QJsonObject toJson() const;
     static CallAttempt fromJson(const QJsonObject& object);

@@ -169,6 +169,15 @@ QJsonObject Redactor::redactRecord(const CallRecord& record) const
     return redactJson(record.toJson()).toObject();
 }
 
+QByteArray Redactor::redactedRecordJson(const CallRecord& record) const
+{
+    QByteArray json = record.toCompactJson();
+    // As in the log store's encoder: no hit means redactRecord() would return the record unchanged.
+    if (!mayHoldSecret(json) || redactWire(json) == json)
+        return json;
+    return QJsonDocument(redactRecord(record)).toJson(QJsonDocument::Compact);
+}
+
 void Redactor::scrubRecord(CallRecord& record) const
 {
     if (m_valueBytes.isEmpty())

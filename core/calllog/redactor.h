@@ -50,6 +50,10 @@ public:
     QString redactText(const QString& text) const;
     QJsonValue redactJson(const QJsonValue& value) const;
     QJsonObject redactRecord(const CallRecord& record) const;
+    /// The compact JSON text of redactRecord(record). A record whose serialized text holds no sensitive
+    /// name and no secret value is written as it is, without rebuilding the tree: the per-call cost of a
+    /// JSONL log line on the path users run.
+    QByteArray redactedRecordJson(const CallRecord& record) const;
     /// Redacts record in place, for records that stay in memory (the engine's signals, the views): a
     /// record in which a secret value occurs becomes what redactRecord() gives. Costs nothing while no
     /// secret value is known, one serialization otherwise.

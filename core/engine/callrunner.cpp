@@ -264,6 +264,15 @@ void CallRunner::onAttemptReply(const Reply& reply)
     else if (reply.status == Reply::Status::Failed && reply.failure.exitCode >= 0)
         attempt.exitCode = reply.failure.exitCode;
     // When the answer began to arrive: the wire exchange knows (HTTP response start, stdio answer line).
+    // And when the connection it went out on was ready: the first request the client timed.
+    for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
+        if (http.connectedAt > 0) {
+            // A reused connection was ready when the attempt was sent: connect took 0 ms.
+            attempt.connectedAt = http.connectionReused ? attempt.sentAt : std::max(http.connectedAt, attempt.sentAt);
+            attempt.connectionReused = http.connectionReused;
+            break;
+        }
+    }
     for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
         if (http.firstByteAt > 0) {
             attempt.firstByteAt = http.firstByteAt;

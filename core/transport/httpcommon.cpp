@@ -66,6 +66,8 @@ void HttpCommon::noteResponse(HttpExchange& exchange, const HttpReply* reply)
         return;
     const HttpEvidence& evidence = reply->evidence();
     exchange.firstByteAt = evidence.firstByteAt;
+    exchange.connectedAt = evidence.connectedAt;
+    exchange.connectionReused = evidence.connectionReused;
     exchange.status = evidence.status;
     exchange.statusText = QString::fromLatin1(evidence.reason);
     exchange.httpVersion = QString::fromLatin1(evidence.httpVersion);

@@ -123,6 +123,9 @@ QJsonObject HttpExchange::toJson() const
 {
     QJsonObject o { { QStringLiteral("startedAt"), startedAt }, { QStringLiteral("method"), method },
         { QStringLiteral("url"), url }, { QStringLiteral("status"), status } };
+    insertNumber(o, "connectedAt", connectedAt);
+    if (connectionReused)
+        o.insert(QStringLiteral("connectionReused"), true);
     insertNumber(o, "firstByteAt", firstByteAt);
     insertNumber(o, "endedAt", endedAt);
     insertText(o, "httpVersion", httpVersion);
@@ -149,6 +152,8 @@ HttpExchange HttpExchange::fromJson(const QJsonObject& o)
     e.startedAt = num(o, "startedAt");
     e.firstByteAt = num(o, "firstByteAt");
     e.endedAt = num(o, "endedAt");
+    e.connectedAt = num(o, "connectedAt");
+    e.connectionReused = o.value(QLatin1String("connectionReused")).toBool();
     e.method = str(o, "method");
     e.url = str(o, "url");
     e.httpVersion = str(o, "httpVersion");

@@ -31,6 +31,8 @@ struct HttpExchange
     qint64 startedAt = 0; ///< ms since the epoch
     qint64 firstByteAt = 0; ///< when the response began (0: no response)
     qint64 endedAt = 0; ///< when the exchange was settled; for a stream still open, when its answer arrived
+    qint64 connectedAt = 0; ///< when its connection was ready (a reused one: = startedAt; 0: not known)
+    bool connectionReused = false; ///< it went out on a kept-alive connection that had carried a request
     QString method;
     QString url;
     QString httpVersion; ///< "HTTP/1.1", "HTTP/2"; empty when no response said

@@ -1,9 +1,12 @@
 // The stdio call-overhead benchmark (DESIGN.md, "Performance goals"). Three clients make the
 // same sequential tools/call round trips to the same echo peer, in one run:
 // - the floor: a bare C++ loop that writes one line and reads one line (floorclient);
-// - our engine: ClientSession over StdioTransport, in this process;
+// - our bare session: ClientSession over StdioTransport, in this process;
+// - the path users run: ServerConnection::callTool with call records, each finished record written
+//   as a redacted JSONL line, the way `mcpscope-cli run --log` and the app take them;
 // - the official TypeScript SDK client on the pinned Node 22 (sdkclient.mjs).
-// Goals: engine within 1.5x of the floor, SDK at least 3x slower than the engine.
+// Goals: session within 1.5x of the floor, SDK at least 3x slower than the session; the real path
+// within 2x of the floor and at least 3x faster than the SDK (issue 17).
 //
 // Timing is only printed, never asserted: the machine's load decides the numbers. The run fails
 // only when a client fails functionally (no handshake, a wrong echo, a helper that crashed).
@@ -19,6 +22,8 @@
 // ratios say little. --no-pin measures that way anyway.
 
 #include "benchsupport.h"
+#include "calllog/redactor.h"
+#include "engine/serverconnection.h"
 #include "session/clientsession.h"
 #include "transport/stdiotransport.h"
 
@@ -26,6 +31,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -48,6 +54,8 @@ using mcpscope::bench::print;
 constexpr int RunTimeoutMs = 300'000;
 constexpr double EngineFloorGoal = 1.5;
 constexpr double SdkEngineGoal = 3.0;
+constexpr double RealFloorGoal = 2.0;
+constexpr double SdkRealGoal = 3.0;
 
 struct Config
 {
@@ -62,7 +70,7 @@ struct Config
     bool pin = true;
 };
 
-enum class ClientKind { Floor, Engine, Sdk };
+enum class ClientKind { Floor, Engine, Real, Sdk };
 
 struct Measurement
 {
@@ -209,6 +217,107 @@ Measurement runEngine(const Config& config)
     return result;
 }
 
+bool recordEchoesHello(const CallRecord& record)
+{
+    const QJsonArray content = record.result.toObject().value(QLatin1String("content")).toArray();
+    return content.size() == 1 && content.at(0).toObject().value(QLatin1String("text")) == QLatin1String("hello");
+}
+
+// The path users run: one ServerConnection, calls through callTool with their records, and every
+// finished record written as the redacted JSONL line `mcpscope-cli run --log` writes (to /dev/null).
+Measurement runReal(const Config& config)
+{
+    Measurement result;
+    QEventLoop loop; // declared first so it outlives the connection and its lambdas
+    ServerConfig server;
+    server.name = u"echopeer"_s;
+    server.transport = TransportKind::Stdio;
+    server.command = config.echoPeer;
+    ServerConnection connection(server);
+    QFile sink(u"/dev/null"_s);
+    if (!sink.open(QIODevice::WriteOnly)) {
+        result.error = u"could not open /dev/null"_s;
+        return result;
+    }
+    bool stopped = false;
+    auto stop = [&](const QString& error) {
+        if (result.error.isEmpty())
+            result.error = error;
+        stopped = true;
+        loop.quit();
+    };
+    QObject::connect(&connection, &ServerConnection::failed, &loop, stop);
+    QTimer::singleShot(RunTimeoutMs, &loop, [&] { stop(u"the real path did not finish within the time limit"_s); });
+    Redactor redactor; // what the CLI's engine holds for this server
+    redactor.addServer(server);
+    int finishedRecords = 0;
+    QObject::connect(&connection, &ServerConnection::callUpdated, &loop, [&](const CallRecord& record) {
+        if (!record.isFinished())
+            return;
+        ++finishedRecords;
+        sink.write(redactor.redactedRecordJson(record) + '\n');
+        sink.flush();
+    });
+
+    const QString tool = u"echo"_s;
+    const QJsonObject arguments { { u"message"_s, u"hello"_s } };
+    const CallOptions options;
+    const int total = config.warmup + config.calls;
+    int completed = 0;
+    QElapsedTimer timer;
+    qint64 elapsedNs = 0;
+    std::function<void(const CallRecord&)> onRecord;
+    auto callNext = [&] { connection.callTool(tool, arguments, options, onRecord); };
+    onRecord = [&](const CallRecord& record) {
+        if (stopped)
+            return;
+        if (record.outcome != CallOutcome::Success || !recordEchoesHello(record)) {
+            stop(u"call %1 did not echo \"hello\": %2"_s.arg(completed).arg(QString::fromUtf8(record.toCompactJson())));
+            return;
+        }
+        if (++completed == config.warmup)
+            timer.start();
+        if (completed == total) {
+            elapsedNs = timer.nsecsElapsed();
+            result.ok = true;
+            loop.quit();
+            return;
+        }
+        callNext();
+    };
+    bool started = false;
+    QObject::connect(&connection, &ServerConnection::ready, &loop, [&] {
+        if (std::exchange(started, true))
+            return; // ready fires again after a respawn; none is expected here
+        const ToolInfo* echo = connection.session() ? connection.session()->tool(tool) : nullptr;
+        if (!echo || !echo->isReadOnly()) {
+            stop(u"the echo peer did not list a read-only tool \"echo\""_s);
+            return;
+        }
+        if (config.warmup == 0)
+            timer.start();
+        callNext();
+    });
+    connection.connectToServer();
+    loop.exec();
+
+    QObject::disconnect(&connection, nullptr, &loop, nullptr);
+    if (result.ok && finishedRecords < total) {
+        result.ok = false;
+        result.error = u"%1 finished call records for %2 calls"_s.arg(finishedRecords).arg(total);
+    }
+    QObject::connect(&connection, &ServerConnection::closed, &loop, &QEventLoop::quit);
+    QTimer::singleShot(10'000, &loop, &QEventLoop::quit);
+    connection.disconnectFromServer();
+    if (connection.state() != ServerConnection::State::Closed)
+        loop.exec();
+    if (!result.error.isEmpty())
+        result.ok = false;
+    if (result.ok)
+        result.usPerCall = double(elapsedNs) / 1000.0 / double(config.calls);
+    return result;
+}
+
 Measurement measure(ClientKind kind, const Config& config)
 {
     const QString calls = QString::number(config.calls);
@@ -218,6 +327,8 @@ Measurement measure(ClientKind kind, const Config& config)
         return runHelper(config.floorClient, { config.echoPeer, calls, warmup });
     case ClientKind::Engine:
         return runEngine(config);
+    case ClientKind::Real:
+        return runReal(config);
     case ClientKind::Sdk:
         return runHelper(config.node, { config.sdkScript, config.echoPeer, calls, warmup, config.peersDir });
     }
@@ -248,7 +359,7 @@ int main(int argc, char** argv)
     const QCommandLineOption roundsOption(
         u"rounds"_s, u"Rounds; the best one counts."_s, u"n"_s, QString::number(defaults.rounds));
     const QCommandLineOption onlyOption(
-        u"only"_s, u"Run only these clients (comma-separated: floor, engine, sdk)."_s, u"clients"_s);
+        u"only"_s, u"Run only these clients (comma-separated: floor, engine, real, sdk)."_s, u"clients"_s);
     const QCommandLineOption peerOption(
         u"echo-peer"_s, u"The echo peer."_s, u"path"_s, QStringLiteral(MCPSCOPE_BENCH_ECHOPEER));
     const QCommandLineOption floorOption(
@@ -275,9 +386,10 @@ int main(int argc, char** argv)
     config.pin = !parser.isSet(noPinOption);
 
     QList<ClientRow> rows { { ClientKind::Floor, u"floor (bare C++ loop)"_s },
-        { ClientKind::Engine, u"McpScope engine"_s }, { ClientKind::Sdk, u"TypeScript SDK client"_s } };
+        { ClientKind::Engine, u"McpScope session"_s }, { ClientKind::Real, u"McpScope real path"_s },
+        { ClientKind::Sdk, u"TypeScript SDK client"_s } };
     if (parser.isSet(onlyOption)
-        && !bench::selectOnly(parser.value(onlyOption), { u"floor"_s, u"engine"_s, u"sdk"_s }, rows))
+        && !bench::selectOnly(parser.value(onlyOption), { u"floor"_s, u"engine"_s, u"real"_s, u"sdk"_s }, rows))
         return 2;
 
     QString placement = u"any CPU"_s;
@@ -324,11 +436,19 @@ int main(int argc, char** argv)
     QStringList ratios;
     if (usable(ClientKind::Engine) && usable(ClientKind::Floor)) {
         const double ratio = best(ClientKind::Engine) / best(ClientKind::Floor);
-        ratios.append(ratioLine(u"engine / floor"_s, ratio, u"≤ %1"_s.arg(EngineFloorGoal), ratio <= EngineFloorGoal));
+        ratios.append(ratioLine(u"session / floor"_s, ratio, u"≤ %1"_s.arg(EngineFloorGoal), ratio <= EngineFloorGoal));
     }
     if (usable(ClientKind::Sdk) && usable(ClientKind::Engine)) {
         const double ratio = best(ClientKind::Sdk) / best(ClientKind::Engine);
-        ratios.append(ratioLine(u"SDK / engine"_s, ratio, u"≥ %1"_s.arg(SdkEngineGoal), ratio >= SdkEngineGoal));
+        ratios.append(ratioLine(u"SDK / session"_s, ratio, u"≥ %1"_s.arg(SdkEngineGoal), ratio >= SdkEngineGoal));
+    }
+    if (usable(ClientKind::Real) && usable(ClientKind::Floor)) {
+        const double ratio = best(ClientKind::Real) / best(ClientKind::Floor);
+        ratios.append(ratioLine(u"real / floor"_s, ratio, u"≤ %1"_s.arg(RealFloorGoal), ratio <= RealFloorGoal));
+    }
+    if (usable(ClientKind::Sdk) && usable(ClientKind::Real)) {
+        const double ratio = best(ClientKind::Sdk) / best(ClientKind::Real);
+        ratios.append(ratioLine(u"SDK / real"_s, ratio, u"≥ %1"_s.arg(SdkRealGoal), ratio >= SdkRealGoal));
     }
     if (!ratios.isEmpty()) {
         print(u"\n  %1 %2   %3   %4\n"_s.arg(u"ratio"_s, -16).arg(u"value"_s, 6).arg(u"goal"_s, -7).arg(u"result"_s));

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void cleanup();
     void timelineHoldsOnePointPerCall();
     void loadDialogRunsTheEngine();
+    void loadDialogRunsUnderAFault();
 
 private:
     void echo(int count);
@@ -140,6 +141,42 @@ void TestLatencyCharts::loadDialogRunsTheEngine()
     // The same calls went through Engine::call: on the server's chart too.
     QTRY_VERIFY_WITH_TIMEOUT(m_metrics->toolStats(u"everything"_s, u"echo"_s), WaitMs);
     QCOMPARE(m_metrics->toolStats(u"everything"_s, u"echo"_s)->count(), 60);
+}
+
+// The dialog's fault field takes the CLI's --fault spec: every 20th of 60 echo calls kills the child right
+// after the request is written; echo is read-only, so each of those is sent once more on a new child.
+void TestLatencyCharts::loadDialogRunsUnderAFault()
+{
+    LoadDialog dialog(m_engine.get(), u"everything"_s, u"echo"_s, { { u"message"_s, u"load"_s } });
+    dialog.setConcurrency(1);
+    dialog.setLength(60, false);
+    dialog.show();
+
+    // A spec the CLI would refuse starts nothing, and the dialog says why.
+    dialog.setFault(u"kill-after-write:every=0"_s);
+    dialog.startOrStop();
+    QVERIFY(!dialog.isRunning());
+    QVERIFY(!dialog.runner());
+    QVERIFY2(dialog.summaryText().startsWith("Not started: "_L1) && dialog.summaryText().contains("every=0"_L1),
+        qPrintable(dialog.summaryText()));
+    dialog.setFault(u"no-such-fault"_s);
+    dialog.startOrStop();
+    QVERIFY(!dialog.runner());
+    QVERIFY2(dialog.summaryText().contains("no-such-fault"_L1), qPrintable(dialog.summaryText()));
+
+    int retried = 0;
+    connect(m_engine.get(), &Engine::callUpdated, this, [&retried](const CallRecord& record) {
+        if (record.isFinished() && record.attempts.size() > 1)
+            ++retried;
+    });
+    dialog.setFault(u"kill-after-write:every=20"_s);
+    QSignalSpy finished(&dialog, &LoadDialog::finished);
+    dialog.startOrStop();
+    QVERIFY(dialog.isRunning());
+    QVERIFY(finished.wait(WaitMs));
+    QCOMPARE(dialog.runner()->stats().count(), 60);
+    QCOMPARE(dialog.runner()->stats().ok(), 60);
+    QCOMPARE(retried, 3);
 }
 
 QTEST_MAIN(TestLatencyCharts)

@@ -70,6 +70,14 @@ QString TimelineView::toHtml(const CallRecord& record, const QList<QByteArray>& 
         } else if (a.endedAt > 0) {
             html += QObject::tr("<br>&nbsp;&nbsp;answered after %1 ms").arg(a.endedAt - a.sentAt);
         }
+        // The HTTP client's timing, relative to the send: connect, first byte, end.
+        if (a.connectedAt > 0 && a.endedAt > 0) {
+            html += QObject::tr("<br>&nbsp;&nbsp;connect %1, first byte +%2 ms, end +%3 ms")
+                        .arg(a.connectionReused ? QObject::tr("reused (0 ms)")
+                                                : QObject::tr("+%1 ms").arg(a.connectMs()))
+                        .arg(a.firstByteAt > 0 ? a.firstByteAt - a.sentAt : 0)
+                        .arg(a.endedAt - a.sentAt);
+        }
         // The wire: each HTTP request of the attempt (a POST, then any resumed stream) or its stdio lines.
         for (const HttpExchange& x : a.exchange.http) {
             html += QObject::tr("<br>&nbsp;&nbsp;<code>%1 %2</code> → %3%4")

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTimer>
@@ -57,6 +58,11 @@ LoadDialog::LoadDialog(Engine* engine, QString server, QString tool, QJsonObject
     m_rate->setSpecialValueText(tr("no limit"));
     m_rate->setSuffix(tr(" calls/s"));
     form->addRow(tr("Rate:"), m_rate);
+    m_fault = new QLineEdit(this);
+    m_fault->setObjectName(QStringLiteral("fault"));
+    m_fault->setPlaceholderText(tr("none, or NAME[:every=N][:ms=MS], e.g. kill-after-write:every=20"));
+    m_fault->setToolTip(tr("A fault armed before every N-th call, as mcpscope-cli load --fault takes it"));
+    form->addRow(tr("Fault:"), m_fault);
 
     m_summary = new QLabel(this);
     m_summary->setObjectName(QStringLiteral("loadSummary"));
@@ -106,6 +112,17 @@ void LoadDialog::setRate(double callsPerSecond)
     m_rate->setValue(callsPerSecond);
 }
 
+void LoadDialog::setFault(const QString& spec)
+{
+    m_fault->setText(spec);
+}
+
+void LoadDialog::setSettingsEnabled(bool enabled)
+{
+    for (QWidget* setting : std::initializer_list<QWidget*> { m_concurrency, m_length, m_unit, m_rate, m_fault })
+        setting->setEnabled(enabled);
+}
+
 bool LoadDialog::isRunning() const
 {
     return m_runner && m_runner->isRunning();
@@ -126,16 +143,30 @@ void LoadDialog::startOrStop()
     else
         spec.requests = m_length->value();
     spec.rate = m_rate->value();
+    // The CLI's parser and check: a fault that cannot be armed starts nothing and says why.
+    if (const QString faultSpec = m_fault->text().trimmed(); !faultSpec.isEmpty()) {
+        QString error;
+        spec.fault = LoadSpec::parseFault(faultSpec, &error);
+        if (!spec.fault) {
+            m_summary->setText(tr("Not started: %1").arg(error));
+            return;
+        }
+    }
+    auto* runner = new LoadRunner(m_engine, m_server, spec, this);
+    if (const QString problem = runner->checkFault(); !problem.isEmpty()) {
+        delete runner;
+        m_summary->setText(tr("Not started: %1").arg(problem));
+        return;
+    }
     if (m_runner)
         m_runner->deleteLater();
-    m_runner = new LoadRunner(m_engine, m_server, spec, this);
+    m_runner = runner;
     connect(m_runner, &LoadRunner::finished, this, [this] {
         m_redraw->stop();
         refresh();
         Q_EMIT finished();
     });
-    for (QWidget* setting : std::initializer_list<QWidget*> { m_concurrency, m_length, m_unit, m_rate })
-        setting->setEnabled(false);
+    setSettingsEnabled(false);
     m_start->setText(tr("Stop"));
     m_redraw->start();
     m_runner->start();
@@ -150,8 +181,7 @@ void LoadDialog::refresh()
 {
     const bool running = isRunning();
     if (!running) {
-        for (QWidget* setting : std::initializer_list<QWidget*> { m_concurrency, m_length, m_unit, m_rate })
-            setting->setEnabled(true);
+        setSettingsEnabled(true);
         m_start->setText(tr("Start"));
     }
     if (!m_runner) {

@@ -10,6 +10,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
+class QLineEdit;
 class QSpinBox;
 class QTimer;
 
@@ -34,6 +35,8 @@ public:
     /// A run of this many calls (the default), or, with seconds true, of this many seconds.
     void setLength(int value, bool seconds);
     void setRate(double callsPerSecond);
+    /// A fault spec as `mcpscope-cli load --fault` takes it ("kill-after-write:every=20"); empty for none.
+    void setFault(const QString& spec);
 
     /// Starts a run with the settings shown; stops the one running.
     void startOrStop();
@@ -48,6 +51,7 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    void setSettingsEnabled(bool enabled);
 
     Engine* m_engine;
     QString m_server;
@@ -57,6 +61,7 @@ private:
     QSpinBox* m_length = nullptr;
     QComboBox* m_unit = nullptr;
     QDoubleSpinBox* m_rate = nullptr;
+    QLineEdit* m_fault = nullptr;
     QPushButton* m_start = nullptr;
     QLabel* m_summary = nullptr;
     LatencyHistogramView* m_histogram = nullptr;
