@@ -20,6 +20,8 @@
 #include "session/clientsession.h"
 #include "transport/processgroupstop.h"
 
+#include "guibench.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
@@ -36,6 +38,7 @@
 
 using namespace mcpscope;
 using namespace Qt::StringLiterals;
+using namespace mcpscope::bench;
 
 namespace {
 
@@ -52,19 +55,6 @@ void print(const QString& text)
     std::fflush(stdout);
 }
 
-/// A field of /proc/self/status in KiB (VmHWM: peak resident set, VmRSS: now).
-qint64 statusKiB(const char* field)
-{
-    QFile file(u"/proc/self/status"_s);
-    if (!file.open(QIODevice::ReadOnly))
-        return -1;
-    for (const QByteArray& line : file.readAll().split('\n')) {
-        if (line.startsWith(field))
-            return line.mid(qstrlen(field) + 1).trimmed().split(' ').first().toLongLong();
-    }
-    return -1;
-}
-
 /// What the record says went wrong: its error's message, else the last attempt's.
 QString errorText(const CallRecord& record)
 {
@@ -72,55 +62,6 @@ QString errorText(const CallRecord& record)
     if (text.isEmpty() && !record.attempts.isEmpty())
         text = record.attempts.last().error;
     return text;
-}
-
-double mib(qint64 kib)
-{
-    return double(kib) / 1024.0;
-}
-
-/// The longest gap between 1 ms ticks on the GUI thread since the last reset().
-class Heartbeat
-{
-public:
-    Heartbeat()
-    {
-        m_timer.setTimerType(Qt::PreciseTimer);
-        m_timer.setInterval(1);
-        QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            const qint64 now = m_clock.nsecsElapsed();
-            m_longestNs = std::max(m_longestNs, now - m_lastNs);
-            m_lastNs = now;
-            if (m_onBeat)
-                m_onBeat();
-        });
-        m_clock.start();
-        m_timer.start();
-    }
-    void reset()
-    {
-        m_lastNs = m_clock.nsecsElapsed();
-        m_longestNs = 0;
-    }
-    double longestMs() const { return double(std::max(m_longestNs, m_clock.nsecsElapsed() - m_lastNs)) / 1e6; }
-    void onBeat(std::function<void()> f) { m_onBeat = std::move(f); }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    qint64 m_lastNs = 0;
-    qint64 m_longestNs = 0;
-    std::function<void()> m_onBeat;
-};
-
-/// Runs the event loop until ready() holds or timeoutMs passes; returns ready().
-bool waitFor(const std::function<bool()>& ready, int timeoutMs)
-{
-    QElapsedTimer t;
-    t.start();
-    while (!ready() && t.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
-    return ready();
 }
 
 /// The window with a workspace of count limitspeer servers, all connecting.

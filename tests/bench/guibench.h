@@ -1,0 +1,78 @@
+#pragma once
+
+// What the benchmarks that drive the real window share: the process's RSS figures, a 1 ms heartbeat
+// on the GUI thread that measures the longest stall a person would feel, and waiting on the event loop.
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTimer>
+
+#include <algorithm>
+#include <functional>
+
+namespace mcpscope::bench {
+
+/// A field of /proc/self/status in KiB (VmHWM: peak resident set, VmRSS: now).
+inline qint64 statusKiB(const char* field)
+{
+    QFile file(QStringLiteral("/proc/self/status"));
+    if (!file.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray& line : file.readAll().split('\n')) {
+        if (line.startsWith(field))
+            return line.mid(qstrlen(field) + 1).trimmed().split(' ').first().toLongLong();
+    }
+    return -1;
+}
+
+inline double mib(qint64 kib)
+{
+    return double(kib) / 1024.0;
+}
+
+/// The longest gap between 1 ms ticks on the GUI thread since the last reset().
+class Heartbeat
+{
+public:
+    Heartbeat()
+    {
+        m_timer.setTimerType(Qt::PreciseTimer);
+        m_timer.setInterval(1);
+        QObject::connect(&m_timer, &QTimer::timeout, [this] {
+            const qint64 now = m_clock.nsecsElapsed();
+            m_longestNs = std::max(m_longestNs, now - m_lastNs);
+            m_lastNs = now;
+            if (m_onBeat)
+                m_onBeat();
+        });
+        m_clock.start();
+        m_timer.start();
+    }
+    void reset()
+    {
+        m_lastNs = m_clock.nsecsElapsed();
+        m_longestNs = 0;
+    }
+    double longestMs() const { return double(std::max(m_longestNs, m_clock.nsecsElapsed() - m_lastNs)) / 1e6; }
+    void onBeat(std::function<void()> f) { m_onBeat = std::move(f); }
+
+private:
+    QTimer m_timer;
+    QElapsedTimer m_clock;
+    qint64 m_lastNs = 0;
+    qint64 m_longestNs = 0;
+    std::function<void()> m_onBeat;
+};
+
+/// Runs the event loop until ready() holds or timeoutMs passes; returns ready().
+inline bool waitFor(const std::function<bool()>& ready, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!ready() && t.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents, 5);
+    return ready();
+}
+
+} // namespace mcpscope::bench
