@@ -2,6 +2,7 @@
 
 #include "calllog/calllogfile.h"
 #include "calllog/harwriter.h"
+#include "config/workspace.h"
 #include "exitcodes.h"
 #include "redactingoutput.h"
 
@@ -26,12 +27,13 @@ int ExportCommand::run(const QStringList& args)
     const QCommandLineOption toolOpt(QStringLiteral("tool"), {}, QStringLiteral("name"));
     const QCommandLineOption outcomeOpt(QStringLiteral("outcome"), {}, QStringLiteral("name"));
     const QCommandLineOption textOpt(QStringLiteral("text"), {}, QStringLiteral("text"));
-    parser.addOptions({ formatOpt, outOpt, serverOpt, toolOpt, outcomeOpt, textOpt });
+    const QCommandLineOption configOpt(QStringLiteral("config"), {}, QStringLiteral("file"));
+    parser.addOptions({ formatOpt, outOpt, serverOpt, toolOpt, outcomeOpt, textOpt, configOpt });
     const auto usage = [this](const QString& message) {
         m_err
             << "mcpscope-cli export: " << message << "\n"
             << "Usage: mcpscope-cli export LOG --format jsonl|har|csv --out FILE [--server NAME]... [--tool NAME]...\n"
-            << "                           [--outcome NAME]... [--text TEXT]\n";
+            << "                           [--outcome NAME]... [--text TEXT] [--config FILE]...\n";
         m_err.flush();
         return int(ExitUsage);
     };
@@ -68,6 +70,18 @@ int ExportCommand::run(const QStringList& args)
     }
     filter.text = parser.value(textOpt);
 
+    // A log written before the value redactor existed may hold secret values in plain text: the
+    // workspaces given with --config name them (secretEnv values, credential headers, URL passwords).
+    Redactor redactor;
+    for (const QString& configPath : parser.values(configOpt)) {
+        ConfigError configError;
+        const auto workspace = Workspace::load(configPath, &configError);
+        if (!workspace)
+            return usage(configError.toString());
+        for (const ServerConfig& server : workspace->servers)
+            redactor.addServer(server);
+    }
+
     const QString logPath = positional.first();
     const QString outPath = parser.value(outOpt);
     const CallLogReadResult log = CallLogReader::read(logPath);
@@ -85,11 +99,11 @@ int ExportCommand::run(const QStringList& args)
     QString error;
     bool written = false;
     if (har)
-        written = HarWriter::write(outPath, log.records, filter, &error);
+        written = HarWriter::write(outPath, log.records, filter, &error, redactor);
     else if (format == QLatin1String("csv"))
-        written = CallLogWriter::writeCsv(outPath, log.records, filter, &error);
+        written = CallLogWriter::writeCsv(outPath, log.records, filter, &error, redactor);
     else
-        written = CallLogWriter::writeJsonl(outPath, log.records, filter, &error);
+        written = CallLogWriter::writeJsonl(outPath, log.records, filter, &error, redactor);
     if (!written) {
         m_err << "mcpscope-cli export: " << error << '\n';
         m_err.flush();

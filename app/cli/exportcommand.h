@@ -7,8 +7,10 @@
 namespace mcpscope {
 
 /// `mcpscope-cli export LOG --format jsonl|har|csv --out FILE [--server NAME]... [--tool NAME]...
-/// [--outcome NAME]... [--text TEXT]`: reads a JSONL call log with CallLogReader, keeps the records
-/// the filter accepts, redacts them (default sensitive headers) and writes them with CallLogWriter
+/// [--outcome NAME]... [--text TEXT] [--config FILE]...`: reads a JSONL call log with CallLogReader, keeps the
+/// records the filter accepts, redacts them (default sensitive headers, plus the secret values of every server
+/// of each --config workspace: secretEnv values, credential header values, URL passwords) and writes them with
+/// CallLogWriter
 /// (JSONL, CSV) or HarWriter (HAR 1.2: the HTTP requests of their attempts).
 ///
 /// stderr: one warning per skipped line, then "exported N of M call(s) to FILE" (for HAR followed by

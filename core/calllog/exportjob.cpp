@@ -150,8 +150,10 @@ ExportJob::Outcome ExportJob::run(
                         return false;
                     if (!wanted(callId))
                         return true;
-                    if (isHar) {
+                    if (isHar || request.redactor.containsSecretValue(json)) {
                         // Stored records are redacted already; the writer redacts again, which is harmless.
+                        // A record stored before the value redactor existed may still hold a secret value
+                        // in plain text: it is decoded and redacted with the values this export knows.
                         addRecord(CallRecord::fromJson(QJsonDocument::fromJson(json).object()));
                     } else {
                         jsonl.addRedactedJson(json);

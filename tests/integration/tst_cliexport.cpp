@@ -1,6 +1,7 @@
 // Runs the real mcpscope-cli export on call logs written by the test.
 
 #include "calllog/callrecord.h"
+#include "config/workspace.h"
 #include "peerprocess.h"
 
 #include <QFile>
@@ -125,6 +126,63 @@ private Q_SLOTS:
         QCOMPARE(log.value(QLatin1String("version")).toString(), QStringLiteral("1.2"));
         QVERIFY(log.value(QLatin1String("entries")).isArray());
         QCOMPARE(log.value(QLatin1String("entries")).toArray().size(), 0);
+    }
+
+    void oldLogSecretValuesScrubbedWithConfig()
+    {
+        // A log written before the value redactor existed: record 3's error and result hold a secretEnv
+        // value, the bearer token and the URL password in plain text. The record is built here and
+        // written as such a McpScope wrote it (unredacted); no real server is needed for an old file.
+        const QString envSecret = QStringLiteral("env-planted-4711-value");
+        const QString token = QStringLiteral("tok-planted-0815-bearer");
+        const QString password = QStringLiteral("pw-planted-9999");
+        CallRecord r = makeRecord(3);
+        r.server = QStringLiteral("alpha");
+        r.attempts.first().error
+            = QStringLiteral("403: token %1 rejected, env %2, url pass %3").arg(token, envSecret, password);
+        QJsonObject result;
+        result.insert(QStringLiteral("echo"), QString(envSecret + QLatin1Char(' ') + token));
+        r.result = result;
+        const QString oldLog = m_dir.filePath(QStringLiteral("old.jsonl"));
+        QFile file(oldLog);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(r.toJson()).toJson(QJsonDocument::Compact) + '\n');
+        file.close();
+
+        Workspace workspace;
+        ServerConfig alpha;
+        alpha.name = QStringLiteral("alpha");
+        alpha.transport = TransportKind::Stdio;
+        alpha.command = QStringLiteral("node");
+        alpha.env.insert(QStringLiteral("PLANTED"), envSecret);
+        alpha.secretEnv = { QStringLiteral("PLANTED") };
+        ServerConfig beta;
+        beta.name = QStringLiteral("beta");
+        beta.transport = TransportKind::AutoHttp;
+        beta.url = QUrl(QStringLiteral("http://user:%1@127.0.0.1:9/mcp").arg(password));
+        beta.headers.append({ QStringLiteral("Authorization"), QStringLiteral("Bearer ") + token });
+        workspace.servers = { alpha, beta };
+        const QString config = m_dir.filePath(QStringLiteral("old-workspace.json"));
+        QString error;
+        QVERIFY2(workspace.save(config, &error), qPrintable(error));
+
+        for (const QString& format : { QStringLiteral("jsonl"), QStringLiteral("har"), QStringLiteral("csv") }) {
+            const QString out = m_dir.filePath(QStringLiteral("old-out.") + format);
+            const auto run = runCli({ QStringLiteral("export"), oldLog, QStringLiteral("--format"), format,
+                QStringLiteral("--out"), out, QStringLiteral("--config"), config });
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            const QByteArray written = readAll(out) + run.out + run.err;
+            for (const QString& secret : { envSecret, token, password })
+                QVERIFY2(!written.contains(secret.toUtf8()), qPrintable(format + QLatin1String(": ") + secret));
+            if (format == QLatin1String("jsonl"))
+                QVERIFY2(written.contains("[redacted]"), written.constData());
+        }
+        // Without the workspace the old file's values are not known: the test can fail.
+        const QString out = m_dir.filePath(QStringLiteral("old-bare.jsonl"));
+        const auto bare = runCli({ QStringLiteral("export"), oldLog, QStringLiteral("--format"),
+            QStringLiteral("jsonl"), QStringLiteral("--out"), out });
+        QCOMPARE(bare.exitCode, 0);
+        QVERIFY(readAll(out).contains(envSecret.toUtf8()));
     }
 
     void usageErrors_data()
