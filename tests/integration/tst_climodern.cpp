@@ -4,8 +4,8 @@
 // itself run exactly once (counted in the peer's own ledger).
 
 #include "clirun.h"
+#include "ledger.h"
 
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -33,19 +33,6 @@ QString everythingCommand()
         + u"/node_modules/@modelcontextprotocol/server-everything/dist/index.js\" stdio"_s;
 }
 
-QList<QJsonObject> ledgerLines(const QString& path)
-{
-    QList<QJsonObject> out;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return out;
-    for (const QByteArray& line : file.readAll().split('\n')) {
-        if (!line.trimmed().isEmpty())
-            out.append(QJsonDocument::fromJson(line).object());
-    }
-    return out;
-}
-
 QJsonObject infoResult(const CliRun& run)
 {
     return QJsonDocument::fromJson(run.out.trimmed()).object().value(u"result"_s).toObject();
@@ -70,10 +57,7 @@ private Q_SLOTS:
         QCOMPARE(info.value(u"sessionless"_s).toBool(), true);
         QCOMPARE(info.value(u"serverInfo"_s).toObject().value(u"name"_s).toString(), u"modern-ledger-peer"_s);
         // One probe, no initialize: the server saw exactly one server/discover.
-        int discovers = 0;
-        for (const QJsonObject& line : ledgerLines(ledger))
-            discovers += line.value(u"event"_s) == u"discover"_s;
-        QCOMPARE(discovers, 1);
+        QCOMPARE(Ledger { ledger }.events(u"discover"_s).size(), 1);
     }
 
     void autoResolvesToLegacyForServerEverything()
@@ -95,18 +79,15 @@ private Q_SLOTS:
             u"accept"_s, u"--elicit-content"_s, uR"({"confirm":true})"_s, u"call"_s, u"confirm-write"_s,
             uR"({"note":"once"})"_s });
         QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
-        int writes = 0;
+        const Ledger book { ledger };
         QList<int> rounds;
         QString echoedState;
-        for (const QJsonObject& line : ledgerLines(ledger)) {
-            if (line.value(u"tool"_s) == u"confirm-write"_s && !line.contains(u"event"_s))
-                ++writes;
-            if (line.value(u"event"_s) == u"round"_s) {
-                rounds.append(line.value(u"round"_s).toInt());
-                if (line.value(u"round"_s).toInt() == 2)
-                    echoedState = line.value(u"state"_s).toString();
-            }
+        for (const QJsonObject& line : book.events(u"round"_s)) {
+            rounds.append(line.value(u"round"_s).toInt());
+            if (line.value(u"round"_s).toInt() == 2)
+                echoedState = line.value(u"state"_s).toString();
         }
+        const int writes = book.runsOf(u"confirm-write"_s);
         QCOMPARE(rounds, (QList<int> { 1, 2 }));
         // requestState came back exactly as the server gave it.
         QCOMPARE(echoedState, u"confirm-write:1"_s);
