@@ -252,34 +252,6 @@ void ServerConnection::connectToServer()
     startSession(firstTransport(m_config));
 }
 
-void ServerConnection::noteEra(const ClientSession* session)
-{
-    if (m_config.era != ProtocolEra::Auto || m_activeTransport == TransportKind::LegacySse)
-        return;
-    const ProtocolEra era = session->details().era;
-    if (m_config.knownEra == era)
-        return;
-    m_config.knownEra = era;
-    Q_EMIT eraDetected(era);
-}
-
-bool ServerConnection::reprobeEra()
-{
-    // Only a cached legacy era skips the probe; a cached modern one is probed (and corrected) every time.
-    if (m_config.era != ProtocolEra::Auto || m_config.knownEra != ProtocolEra::Legacy || !m_session
-        || !m_session->details().protocolVersion.isEmpty())
-        return false;
-    const int status = m_session->initializeFailure().httpStatus;
-    if (status == 401 || status == 403)
-        return false;
-    Q_EMIT notice(tr("Server '%1' refused initialize although it was known as a legacy server; probing its "
-                     "protocol era again.")
-                      .arg(m_config.name));
-    m_config.knownEra.reset();
-    startSession(m_activeTransport);
-    return true;
-}
-
 bool ServerConnection::fallBackToLegacySse()
 {
     // MCP-NOTES: an initialize POST answered 400, 404 or 405 means the server may speak 2024-11-05 HTTP+SSE.

@@ -9,9 +9,9 @@
 
 namespace mcpscope {
 
-// What the server asks the client while a connection lives (sampling, elicitation, roots): the tap that
-// tells the client's responder who asks, and the timeline notes those requests and their answers leave
-// on the calls in flight.
+// The protocol era a probe found (2026-07-28), and what the server asks the client while a connection lives (sampling,
+// elicitation, roots): the tap that tells the client's responder who asks, and the timeline notes those requests and
+// their answers leave on the calls in flight.
 
 void ServerConnection::setResponder(ClientResponder* responder)
 {
@@ -75,6 +75,34 @@ void ServerConnection::noteEvent(const QString& kind, const QString& text)
 {
     noteOnCalls(kind, text);
     Q_EMIT actionLogged(kind, text);
+}
+
+void ServerConnection::noteEra(const ClientSession* session)
+{
+    if (m_config.era != ProtocolEra::Auto || m_activeTransport == TransportKind::LegacySse)
+        return;
+    const ProtocolEra era = session->details().era;
+    if (m_config.knownEra == era)
+        return;
+    m_config.knownEra = era;
+    Q_EMIT eraDetected(era);
+}
+
+bool ServerConnection::reprobeEra()
+{
+    // Only a cached legacy era skips the probe; a cached modern one is probed (and corrected) every time.
+    if (m_config.era != ProtocolEra::Auto || m_config.knownEra != ProtocolEra::Legacy || !m_session
+        || !m_session->details().protocolVersion.isEmpty())
+        return false;
+    const int status = m_session->initializeFailure().httpStatus;
+    if (status == 401 || status == 403)
+        return false;
+    Q_EMIT notice(tr("Server '%1' refused initialize although it was known as a legacy server; probing its "
+                     "protocol era again.")
+                      .arg(m_config.name));
+    m_config.knownEra.reset();
+    startSession(m_activeTransport);
+    return true;
 }
 
 } // namespace mcpscope
