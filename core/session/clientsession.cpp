@@ -236,18 +236,8 @@ QJsonValue ClientSession::request(const QString& method, const QJsonObject& para
     m_pending.insert(key, std::move(pending));
 
     JsonRpcMessage message = JsonRpcMessage::request(id, method, fullParams);
-    if (m_modern && (method == Ping || method == QLatin1String("logging/setLevel"))) {
-        Reply reply;
-        reply.status = Reply::Status::Failed;
-        reply.id = id;
-        reply.method = method;
-        reply.failure.event = TransportEvent::NotSent;
-        reply.failure.message = tr("%1 is not part of MCP 2026-07-28, which server '%2' speaks (sessionless: no "
-                                   "ping and no logging/setLevel; the log level goes with every request).")
-                                    .arg(method, m_options.serverName);
-        finish(key, reply);
+    if (m_modern && refusedAsLegacyOnly(message))
         return id;
-    }
     switch (m_state) {
     case State::Ready:
         dispatch(message, options);

@@ -232,6 +232,8 @@ private:
     /// slow start, or a cached legacy era gone stale): probe again with the full timeout. True when it did.
     bool refusedAsModern(const Reply& reply);
     void enterModern(const QJsonObject& result, const QString& reason);
+    /// Modern: ends a ping or logging/setLevel at once as not sent (the revision has neither); true when it did.
+    bool refusedAsLegacyOnly(const JsonRpcMessage& message);
     /// Modern: params with the revision's required _meta added.
     QJsonObject withModernMeta(const QJsonObject& params) const;
     /// Modern: Mcp-Method, Mcp-Name and Mcp-Param-* of one message.

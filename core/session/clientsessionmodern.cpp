@@ -172,21 +172,26 @@ void ClientSession::enterModern(const QJsonObject& result, const QString& reason
     setState(State::Ready);
     const QList<Queued> queued = std::exchange(m_queue, {});
     for (const Queued& q : queued) {
-        const QString key = idKey(q.message.id);
-        if (q.message.method == QLatin1String("ping") || q.message.method == QLatin1String("logging/setLevel")) {
-            Reply refused;
-            refused.status = Reply::Status::Failed;
-            refused.id = q.message.id;
-            refused.method = q.message.method;
-            refused.failure.event = TransportEvent::NotSent;
-            refused.failure.message = tr("%1 is not part of MCP 2026-07-28, which server '%2' speaks.")
-                                          .arg(q.message.method, m_options.serverName);
-            finish(key, refused);
-            continue;
-        }
-        dispatch(q.message, q.options);
+        if (!refusedAsLegacyOnly(q.message))
+            dispatch(q.message, q.options);
     }
     Q_EMIT ready();
+}
+
+bool ClientSession::refusedAsLegacyOnly(const JsonRpcMessage& message)
+{
+    if (message.method != QLatin1String("ping") && message.method != QLatin1String("logging/setLevel"))
+        return false;
+    Reply refused;
+    refused.status = Reply::Status::Failed;
+    refused.id = message.id;
+    refused.method = message.method;
+    refused.failure.event = TransportEvent::NotSent;
+    refused.failure.message = tr("%1 is not part of MCP 2026-07-28, which server '%2' speaks (sessionless: no "
+                                 "ping and no logging/setLevel; the log level goes with every request).")
+                                  .arg(message.method, m_options.serverName);
+    finish(idKey(message.id), refused);
+    return true;
 }
 
 QJsonObject ClientSession::withModernMeta(const QJsonObject& params) const
