@@ -31,24 +31,63 @@ QString describe(const CallRecord& record)
         return message;
     return record.attempts.isEmpty() ? outcomeName(record.outcome) : record.attempts.last().error;
 }
+/// Values for a tool's required parameters, by their JSON Schema type.
+QJsonObject exampleArguments(const QJsonObject& schema)
+{
+    QJsonObject arguments;
+    const QJsonObject properties = schema.value(QLatin1String("properties")).toObject();
+    for (const QJsonValue& name : schema.value(QLatin1String("required")).toArray()) {
+        const QString type = properties.value(name.toString()).toObject().value(QLatin1String("type")).toString();
+        if (type == QLatin1String("number") || type == QLatin1String("integer"))
+            arguments.insert(name.toString(), 1);
+        else if (type == QLatin1String("boolean"))
+            arguments.insert(name.toString(), true);
+        else
+            arguments.insert(name.toString(), QStringLiteral("conformance"));
+    }
+    return arguments;
+}
 } // namespace
 
-ConformanceClient::Plan ConformanceClient::planFor(const QString& scenario)
+ConformanceClient::Plan ConformanceClient::planFor(const QString& scenario, const QJsonObject& context)
 {
     Plan plan;
+    const auto call = [&plan](const QString& tool, const QJsonObject& arguments = {}) {
+        plan.calls.append({ tool, arguments });
+    };
+    const auto acceptElicitation = [&plan](const QJsonObject& content) {
+        plan.responses = { { QStringLiteral("elicitation"),
+            QJsonObject {
+                { QStringLiteral("action"), QStringLiteral("accept") }, { QStringLiteral("content"), content } } } };
+    };
     if (scenario == QLatin1String("tools_call")) {
-        plan.tool = QStringLiteral("add_numbers");
-        plan.arguments = { { QStringLiteral("a"), 5 }, { QStringLiteral("b"), 3 } };
+        call(QStringLiteral("add_numbers"), { { QStringLiteral("a"), 5 }, { QStringLiteral("b"), 3 } });
     } else if (scenario == QLatin1String("elicitation-sep1034-client-defaults")) {
         // Accept with nothing filled in: every field must come from the schema's defaults.
-        plan.tool = QStringLiteral("test_client_elicitation_defaults");
-        plan.responses = { { QStringLiteral("elicitation"),
-            QJsonObject { { QStringLiteral("action"), QStringLiteral("accept") },
-                { QStringLiteral("content"), QJsonObject() } } } };
+        call(QStringLiteral("test_client_elicitation_defaults"));
+        acceptElicitation({});
     } else if (scenario == QLatin1String("sse-retry")) {
-        plan.tool = QStringLiteral("test_reconnection");
+        call(QStringLiteral("test_reconnection"));
+    } else if (scenario == QLatin1String("sep-2322-client-request-state")) {
+        // MRTR (2026-07-28): two input_required flows, one with requestState and one without, an
+        // unrelated call between them, and a result without resultType.
+        call(QStringLiteral("test_mrtr_echo_state"));
+        call(QStringLiteral("test_mrtr_unrelated"));
+        call(QStringLiteral("test_mrtr_no_state"));
+        call(QStringLiteral("test_mrtr_no_result_type"));
+        acceptElicitation({ { QStringLiteral("confirmed"), true } });
+    } else if (scenario == QLatin1String("http-invalid-tool-headers")) {
+        // The client must leave out the tools with invalid x-mcp-header annotations and keep the rest.
+        plan.callEveryTool = true;
+    } else if (scenario == QLatin1String("json-schema-2020-12-preservation")) {
+        // The client must keep a JSON Schema 2020-12 inputSchema as listed ($schema, $defs, …).
+        plan.echoSchemaOf = QStringLiteral("json_schema_2020_12_tool");
     } else if (scenario.startsWith(QLatin1String("auth/"))) {
-        plan.tool = QStringLiteral("test-tool");
+        call(QStringLiteral("test-tool"));
+    }
+    for (const QJsonValue& v : context.value(QLatin1String("toolCalls")).toArray()) {
+        const QJsonObject c = v.toObject();
+        call(c.value(QLatin1String("name")).toString(), c.value(QLatin1String("arguments")).toObject());
     }
     return plan;
 }
@@ -94,7 +133,7 @@ int ConformanceClient::start(const QStringList& args)
         }
         context = doc.object();
     }
-    m_plan = planFor(m_scenario);
+    m_plan = planFor(m_scenario, context);
     m_responder.setScript(m_plan.responses);
 
     ServerConfig config;
@@ -178,11 +217,7 @@ void ConformanceClient::onReady()
             const QList<ToolInfo> tools
                 = ToolInfo::listFromJson(record.result.toObject().value(QLatin1String("tools")).toArray());
             say(tr("%1 tool(s) listed").arg(tools.size()));
-            if (m_plan.tool.isEmpty()) {
-                finish(ExitSuccess);
-                return;
-            }
-            callTool(tools);
+            runCalls(tools);
         });
 }
 
@@ -193,29 +228,57 @@ CallOptions ConformanceClient::callOptions() const
     return options;
 }
 
-void ConformanceClient::callTool(const QList<ToolInfo>& tools)
+void ConformanceClient::runCalls(const QList<ToolInfo>& listed)
 {
-    const bool listed
-        = std::any_of(tools.begin(), tools.end(), [this](const ToolInfo& tool) { return tool.name == m_plan.tool; });
-    if (!listed) {
-        finish(ExitTransportFailure,
-            tr("server '%1' lists no tool '%2', which scenario '%3' calls")
-                .arg(m_connection->name(), m_plan.tool, m_scenario));
+    m_calls = m_plan.calls;
+    if (m_plan.callEveryTool) {
+        // The session's own list: the tools it kept after screening their annotations.
+        const QList<ToolInfo>& kept = m_connection->session()->tools();
+        for (const ToolInfo& tool : kept)
+            m_calls.append({ tool.name, exampleArguments(tool.inputSchema) });
+        for (const ToolInfo& tool : m_connection->session()->excludedTools())
+            say(tr("left out tool %1: %2").arg(tool.name, tool.excludedReason));
+    }
+    for (const ToolInfo& tool : listed) {
+        if (!m_plan.echoSchemaOf.isEmpty() && tool.name == m_plan.echoSchemaOf)
+            m_calls.append({ QStringLiteral("json_schema_echo"), { { QStringLiteral("schema"), tool.inputSchema } } });
+    }
+    for (const Call& call : std::as_const(m_calls)) {
+        const bool known = std::any_of(
+            listed.begin(), listed.end(), [&call](const ToolInfo& tool) { return tool.name == call.tool; });
+        if (!known) {
+            finish(ExitTransportFailure,
+                tr("server '%1' lists no tool '%2', which scenario '%3' calls")
+                    .arg(m_connection->name(), call.tool, m_scenario));
+            return;
+        }
+    }
+    callNext();
+}
+
+void ConformanceClient::callNext()
+{
+    if (m_calls.isEmpty()) {
+        finish(m_callsExit);
         return;
     }
-    say(tr("calling %1").arg(m_plan.tool));
+    const Call call = m_calls.takeFirst();
+    say(tr("calling %1").arg(call.tool));
     m_engine->call(m_connection->name(), QStringLiteral("tools/call"),
-        { { QStringLiteral("name"), m_plan.tool }, { QStringLiteral("arguments"), m_plan.arguments } }, callOptions(),
-        [this](const CallRecord& record) {
+        { { QStringLiteral("name"), call.tool }, { QStringLiteral("arguments"), call.arguments } }, callOptions(),
+        [this, tool = call.tool](const CallRecord& record) {
             if (record.outcome != CallOutcome::Success && record.outcome != CallOutcome::ToolError) {
                 finish(exitCodeFor(record.outcome), describe(record));
                 return;
             }
             const QJsonObject result = record.result.toObject();
             printToolResult(result);
-            const bool isError = result.value(QLatin1String("isError")).toBool();
-            finish(isError ? ExitToolError : ExitSuccess,
-                isError ? tr("tool %1 returned isError").arg(m_plan.tool) : QString());
+            if (result.value(QLatin1String("isError")).toBool()) {
+                say(tr("tool %1 returned isError").arg(tool));
+                if (m_callsExit == 0)
+                    m_callsExit = ExitToolError;
+            }
+            callNext();
         });
 }
 

@@ -35,13 +35,23 @@ class ConformanceClient : public QObject
     Q_OBJECT
 public:
     /// What a scenario asks the client to do. Only the actions differ; the engine underneath is the same.
+    struct Call
+    {
+        QString tool;
+        QJsonObject arguments;
+    };
     struct Plan
     {
-        QString tool; ///< empty: initialize and list the tools only
-        QJsonObject arguments;
+        QList<Call> calls; ///< in order; none: initialize and list the tools only
+        /// Call every tool the session kept (after it left out the invalid ones), with example
+        /// arguments for their required parameters.
+        bool callEveryTool = false;
+        /// Then call `json_schema_echo` with this tool's inputSchema as the client holds it.
+        QString echoSchemaOf;
         QJsonObject responses; ///< a ScriptedResponder script
     };
-    static Plan planFor(const QString& scenario);
+    /// context: MCP_CONFORMANCE_CONTEXT; its `toolCalls` (0.2.0 scenarios) are the calls to make.
+    static Plan planFor(const QString& scenario, const QJsonObject& context = {});
 
     /// The Client ID Metadata Document URL the conformance suite's authorization servers expect.
     static QUrl clientMetadataUrl();
@@ -59,7 +69,8 @@ Q_SIGNALS:
 private:
     void onConnectionFailed(const QString& message);
     void onReady();
-    void callTool(const QList<ToolInfo>& tools);
+    void runCalls(const QList<ToolInfo>& tools);
+    void callNext();
     CallOptions callOptions() const;
     void printToolResult(const QJsonObject& result);
     void finish(int exitCode, const QString& message = {});
@@ -70,6 +81,8 @@ private:
     QTextStream m_err;
     QString m_scenario;
     Plan m_plan;
+    QList<Call> m_calls; ///< still to make
+    int m_callsExit = 0; ///< ExitSuccess, or the first failed call's exit code
     ScriptedResponder m_responder;
     Engine* m_engine = nullptr;
     ServerConnection* m_connection = nullptr;

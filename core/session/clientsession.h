@@ -277,6 +277,7 @@ private:
     bool m_modern = false;
     bool m_probing = false;
     bool m_reprobed = false;
+    bool m_discoverRetried = false; ///< -32022 naming our version: server/discover is sent once more
     bool m_toolsListed = false;
     int m_toolsListsInFlight = 0;
     bool m_toolsDirty = false;

@@ -94,6 +94,15 @@ void ClientSession::onDiscoverReply(const Reply& reply)
     }
     if (reply.status == Reply::Status::RpcError) {
         const QStringList supported = stringList(reply.error.data.toObject().value(QLatin1String("supported")));
+        if (reply.error.code == Modern::UnsupportedProtocolVersion && supported.contains(Modern::ProtocolVersion)
+            && !std::exchange(m_discoverRetried, true)) {
+            // The server refused the version it also names as supported (a version negotiation that
+            // failed, or a proxy in between): retry once with that version, as SEP-2575 asks.
+            Q_EMIT notice(tr("Server '%1' refused server/discover with -32022 but supports %2: retrying once.")
+                              .arg(m_options.serverName, Modern::ProtocolVersion));
+            sendDiscover();
+            return;
+        }
         if (reply.error.code == Modern::UnsupportedProtocolVersion && !speaksLegacy(supported)) {
             TransportFailure unusable = reply.failure;
             unusable.message

@@ -110,8 +110,9 @@ private:
             return false;
         }
         const QString type = schema.value(QLatin1String("type")).toString();
-        if (type != QLatin1String("string") && type != QLatin1String("integer") && type != QLatin1String("boolean")
-            && type != QLatin1String("number")) {
+        // SEP-2243: string, integer and boolean only. The SDK v2 also takes `number`; conformance
+        // 0.2.0-alpha.12 (http-invalid-tool-headers) and the spec do not.
+        if (type != QLatin1String("string") && type != QLatin1String("integer") && type != QLatin1String("boolean")) {
             result.invalidReason = Text::tr("%1: x-mcp-header is only allowed on string, integer or boolean "
                                             "properties, not '%2'")
                                        .arg(pathName(path), type.isEmpty() ? QStringLiteral("<none>") : type);

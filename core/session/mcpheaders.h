@@ -26,7 +26,7 @@ struct ParamHeader
 
 /// A tool's declarations, or why its inputSchema is invalid (the tool is then left out of tools/list):
 /// the annotation must sit on a property reached only through `properties`, be a non-empty RFC 9110
-/// token, unique case-insensitively, on a string, integer, boolean (or number) property.
+/// token, unique case-insensitively, on a string, integer or boolean property.
 struct Scan
 {
     QList<ParamHeader> params;

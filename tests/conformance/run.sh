@@ -7,7 +7,12 @@
 # 0.1.16 is run by its own path: node_modules/.bin/conformance belongs to whichever pinned version npm
 # linked last (0.2.0-alpha.12 is pinned next to it as conformance-2026).
 #
-# usage: run.sh NODE PEERS_DIR CLI OUTPUT_DIR
+# With REVISION 2026-07-28 it runs 0.2.0-alpha.12 (the conformance-2026 alias) with `--requirements
+# 2026-07-28` instead: exactly the scenarios that revision requires (32 scored). Passes only when the runner
+# reports every scored scenario passed; again no expected-failures file. The scenarios the runner runs but
+# does not score (extensions, added after the release) are printed, not judged.
+#
+# usage: run.sh NODE PEERS_DIR CLI OUTPUT_DIR [REVISION]
 set -u
 if [ $# -lt 4 ]; then
     echo "usage: $0 NODE PEERS_DIR CLI OUTPUT_DIR" >&2
@@ -17,10 +22,13 @@ node=$1
 peers=$2
 cli=$3
 out=$4
+revision=${5:-}
 scenarios=26
+package=@modelcontextprotocol/conformance
+[ -n "$revision" ] && package=conformance-2026
 
-if [ ! -x "$node" ] || [ ! -f "$peers/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
-    echo "conformance: $node or $peers/node_modules/@modelcontextprotocol/conformance/dist/index.js is missing; run 'npm ci' in $peers" >&2
+if [ ! -x "$node" ] || [ ! -f "$peers/node_modules/$package/dist/index.js" ]; then
+    echo "conformance: $node or $peers/node_modules/$package/dist/index.js is missing; run 'npm ci' in $peers" >&2
     exit 1
 fi
 case $cli in
@@ -35,6 +43,30 @@ esac
 PATH=$(dirname "$node"):$PATH
 export PATH
 cd "$peers" || exit 1
+
+if [ -n "$revision" ]; then
+    rm -rf "$out/$revision"
+    mkdir -p "$out/$revision"
+    log=$out/$revision.log
+    "$node" node_modules/$package/dist/index.js client --command "$cli conformance" --requirements "$revision" \
+        -o "$out/$revision" >"$log" 2>&1
+    rc=$?
+    # The runner prints a line per scenario, then again the ones it ran without scoring them.
+    unscored=$(sed -n '/^Not scored for/,$p' "$log" | sed -n 's/^  [✓✗] \([^ ]*\) (.*/\1/p')
+    scored=$(sed -n '/^Not scored for/q;/^[✓✗] /p' "$log" | while read -r mark name rest; do
+        printf '%s\n' "$unscored" | grep -qxF "${name%:}" || echo "$mark $name"
+    done)
+    failed=$(printf '%s\n' "$scored" | grep -c '^✗ ')
+    passed=$(printf '%s\n' "$scored" | grep -c '^✓ ')
+    if [ $rc -eq 0 ] && [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]; then
+        echo "== conformance --requirements $revision: all $passed scored scenarios passed (results in $out/$revision)"
+        sed -n '/^Total:/,$p' "$log"
+        exit 0
+    fi
+    echo "== conformance --requirements $revision: FAILED ($failed of $((passed + failed)) scored scenarios failed, exit code $rc; results in $out/$revision)"
+    cat "$log"
+    exit 1
+fi
 
 rm -rf "$out/all"
 mkdir -p "$out/all"
