@@ -56,7 +56,7 @@ QString CliApp::helpText()
                "      --auth-browser system|none  how to authorize: open the system browser (default), or perform\n"
                "                              the authorization request here and read the code from its redirect\n"
                "  --server NAME --config FILE a server from a workspace or any mcp.json dialect\n"
-               "  --protocol-era auto|legacy|modern  2026-07-28 (modern) or 2025-11-25 (default legacy)\n"
+               "  --protocol-era auto|legacy|modern  2026-07-28 (modern), 2025-11-25 (legacy), or probe (default auto)\n"
                "\n"
                "Commands:\n"
                "  info                        server info, protocol version, capabilities, instructions, session id\n"

@@ -84,9 +84,8 @@ struct ServerConfig
     // The protocol era (MCP-NOTES.md, 2026-07-28): auto probes with server/discover, then falls back to
     // legacy. knownEra is what the last probe found (legacy or modern), kept with the workspace so a silent
     // server costs the probe's timeout once, not on every start; a failed assumption probes again.
-    // Legacy is the default for now: auto as the default waits until the suite's legacy-only expectations
-    // (exact request counts, start-up notices) account for the probe (issue 16).
-    ProtocolEra era = ProtocolEra::Legacy;
+    // Auto is the default, as in the official Inspector.
+    ProtocolEra era = ProtocolEra::Auto;
     std::optional<ProtocolEra> knownEra;
     // per-server policy
     int requestTimeoutMs = 60000;

@@ -35,6 +35,8 @@ namespace Modern {
 /// The one modern revision McpScope speaks.
 inline constexpr QLatin1String ProtocolVersion("2026-07-28");
 inline constexpr QLatin1String Discover("server/discover");
+inline constexpr QLatin1String Listen("subscriptions/listen");
+inline constexpr QLatin1String Acknowledged("notifications/subscriptions/acknowledged");
 inline constexpr QLatin1String ProtocolVersionKey("io.modelcontextprotocol/protocolVersion");
 inline constexpr QLatin1String ClientCapabilitiesKey("io.modelcontextprotocol/clientCapabilities");
 inline constexpr QLatin1String ClientInfoKey("io.modelcontextprotocol/clientInfo");

@@ -196,6 +196,7 @@ bool ClientSession::enterFailed(const QString& message, const TransportFailure& 
     m_lastError = message;
     m_lastFailure = evidence;
     m_keepalive.stop();
+    answerListenWaiting(message);
     const QList<Queued> queued = std::exchange(m_queue, {});
     for (const Queued& q : queued) {
         Reply reply;
@@ -236,7 +237,7 @@ QJsonValue ClientSession::request(const QString& method, const QJsonObject& para
     m_pending.insert(key, std::move(pending));
 
     JsonRpcMessage message = JsonRpcMessage::request(id, method, fullParams);
-    if (m_modern && refusedAsLegacyOnly(message))
+    if (m_modern && handledLocally(message))
         return id;
     switch (m_state) {
     case State::Ready:
@@ -332,7 +333,7 @@ void ClientSession::finish(const QString& key, Reply reply)
     reply.exchange = std::move(pending.exchange);
     if (!(pending.hasContext && !pending.context) && pending.done)
         pending.done(reply);
-    if (m_pending.isEmpty())
+    if (m_pending.size() == m_listen.open())
         Q_EMIT idle();
 }
 
@@ -538,6 +539,7 @@ void ClientSession::close()
                                     .arg(q.message.method, m_options.serverName);
         finish(idKey(q.message.id), reply);
     }
+    answerListenWaiting(tr("the session with '%1' was closed").arg(m_options.serverName));
     if (previous == State::Disconnected) {
         setState(State::Closed);
         Q_EMIT closed();

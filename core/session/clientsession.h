@@ -182,7 +182,12 @@ public:
     /// What the newest completed tools/list says about name (not listed before the first one).
     ToolListing listing(const QString& name) const;
 
-    int pendingRequests() const { return m_tracker.pendingCount(); }
+    /// Requests in flight; a modern server's open subscriptions/listen streams are not counted.
+    int pendingRequests() const { return m_tracker.pendingCount() - m_listen.open(); }
+    /// Modern: the resources the subscriptions/listen stream asks updates for, and whether the
+    /// server acknowledged the current filter.
+    QStringList listenedResources() const { return QStringList(m_listen.uris.cbegin(), m_listen.uris.cend()); }
+    bool listenAcknowledged() const { return m_listen.acknowledged; }
     qint64 lateResponses() const { return m_lateResponses; }
     qint64 malformedLines() const { return m_malformedLines; }
 
@@ -221,6 +226,19 @@ private:
         JsonRpcMessage message;
         RequestOptions options;
     };
+    /// Modern: the subscriptions/listen stream that replaces the GET stream and resources/subscribe
+    /// (clientsessionlisten.cpp). subscriptionId is the listen request's id.
+    struct Listen
+    {
+        QJsonValue id; ///< the current listen request; null when none is open
+        QJsonValue previous; ///< the one it replaces, kept open until the new one is acknowledged
+        bool acknowledged = false;
+        int tries = 0; ///< re-listens since the last acknowledgement
+        int generation = 0; ///< a scheduled re-listen is stale once another listen started
+        QSet<QString> uris;
+        QList<QJsonValue> waiting; ///< the resources/subscribe and unsubscribe the next acknowledgement answers
+        int open() const { return (id.isNull() ? 0 : 1) + (previous.isNull() ? 0 : 1); }
+    };
 
     void setState(State state);
     void onOpened();
@@ -234,6 +252,15 @@ private:
     void enterModern(const QJsonObject& result, const QString& reason);
     /// Modern: ends a ping or logging/setLevel at once as not sent (the revision has neither); true when it did.
     bool refusedAsLegacyOnly(const JsonRpcMessage& message);
+    /// Modern: answers what the session handles itself (ping, logging/setLevel, resources/subscribe and
+    /// unsubscribe); true when it did.
+    bool handledLocally(const JsonRpcMessage& message);
+    bool subscribedThroughListen(const JsonRpcMessage& message);
+    QJsonObject listenFilter() const;
+    void startListening();
+    void onListenEnded(const Reply& reply);
+    bool acceptedFromListen(const JsonRpcMessage& notification);
+    void answerListenWaiting(const QString& failure);
     /// Modern: params with the revision's required _meta added.
     QJsonObject withModernMeta(const QJsonObject& params) const;
     /// Modern: Mcp-Method, Mcp-Name and Mcp-Param-* of one message.
@@ -274,6 +301,7 @@ private:
     QList<Queued> m_queue;
     QList<ToolInfo> m_tools;
     QList<ToolInfo> m_excludedTools;
+    Listen m_listen;
     bool m_modern = false;
     bool m_probing = false;
     bool m_reprobed = false;

@@ -48,6 +48,8 @@ void ClientSession::onServerRequest(const JsonRpcMessage& message)
 void ClientSession::onNotification(const JsonRpcMessage& message)
 {
     const QString& method = message.method;
+    if (m_modern && !acceptedFromListen(message))
+        return;
     if (method == QLatin1String("notifications/progress")) {
         const QJsonValue token = message.params.value(QLatin1String("progressToken"));
         const double value = message.params.value(QLatin1String("progress")).toDouble();

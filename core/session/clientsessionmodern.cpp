@@ -76,8 +76,12 @@ void ClientSession::onDiscoverReply(const Reply& reply)
             enterModern(result, tr("server/discover answered, offering %1").arg(versions.join(QStringLiteral(", "))));
             return;
         }
-        if (!forced && speaksLegacy(versions)) {
-            fallBackToLegacy(tr("server/discover offers only %1").arg(versions.join(QStringLiteral(", "))));
+        // In auto, any other answer is a legacy server's: one that answers every method with a result
+        // (tests/peers/echo-secrets.mjs does) gives no supportedVersions at all. initialize then negotiates.
+        if (!forced) {
+            fallBackToLegacy(versions.isEmpty()
+                    ? tr("server/discover answered without supportedVersions")
+                    : tr("server/discover offers only %1").arg(versions.join(QStringLiteral(", "))));
             return;
         }
         TransportFailure unusable;
@@ -181,10 +185,11 @@ void ClientSession::enterModern(const QJsonObject& result, const QString& reason
     setState(State::Ready);
     const QList<Queued> queued = std::exchange(m_queue, {});
     for (const Queued& q : queued) {
-        if (!refusedAsLegacyOnly(q.message))
+        if (!handledLocally(q.message))
             dispatch(q.message, q.options);
     }
     Q_EMIT ready();
+    startListening();
 }
 
 bool ClientSession::refusedAsLegacyOnly(const JsonRpcMessage& message)

@@ -95,10 +95,12 @@ void TestWrongUrlPath::bothTransportsRefusedSaysWhatWasTried()
     QCOMPARE(c->state(), ServerConnection::State::Failed);
     QCOMPARE(c->activeTransport(), TransportKind::LegacySse);
 
-    // Both attempts reached the server: the initialize POST, then the legacy event-stream GET.
-    QCOMPARE(server.requests.size(), 2);
+    // Every attempt reached the server: the era probe's server/discover POST (a plain 404 means a legacy
+    // server, era auto being the default), the initialize POST, then the legacy event-stream GET.
+    QCOMPARE(server.requests.size(), 3);
     QVERIFY2(server.requests.at(0).startsWith("POST /wrong "), server.requests.at(0).constData());
-    QVERIFY2(server.requests.at(1).startsWith("GET /wrong "), server.requests.at(1).constData());
+    QVERIFY2(server.requests.at(1).startsWith("POST /wrong "), server.requests.at(1).constData());
+    QVERIFY2(server.requests.at(2).startsWith("GET /wrong "), server.requests.at(2).constData());
 
     const QString error = c->lastError();
     const QString url = config.url.toString();
