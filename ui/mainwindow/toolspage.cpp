@@ -121,6 +121,10 @@ void ToolsPage::onToolSelected(const QModelIndex& index)
     if (m_runningCall.isEmpty()) {
         m_result->clear();
         m_shownCall.clear();
+        if (!excluded.isEmpty())
+            m_result->showMessage(tr("No result: %1 is excluded. The server lists it, but a 2026-07-28 client "
+                                     "leaves a tool with invalid x-mcp-header annotations out and never calls it.")
+                                      .arg(tool.value(QLatin1String("name")).toString()));
     }
 }
 
