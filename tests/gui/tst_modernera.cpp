@@ -15,6 +15,7 @@
 #include "dialogs/serverdialog.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "guiconnect.h"
 #include "guienvironment.h"
 #include "ledger.h"
 #include "mainwindow/mainwindow.h"
@@ -147,15 +148,7 @@ ServerConnection* TestModernEra::connectServer(const QString& name, const QJsonO
         return nullptr;
     m_window->resize(1440, 900);
     m_window->show();
-    m_window->selectServer(name);
-    ServerConnection* c = m_window->engine()->connection(name);
-    if (!c)
-        return nullptr;
-    c->connectToServer();
-    if (!QTest::qWaitFor(
-            [c] { return c->state() == ServerConnection::State::Ready && c->session() && c->session()->toolsListed(); },
-            30000))
-        return nullptr;
+    ServerConnection* c = test::selectAndConnect(m_window.get(), name);
     QCoreApplication::processEvents();
     return c;
 }
