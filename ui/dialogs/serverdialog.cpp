@@ -257,6 +257,8 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_keepalive = spin(0, 3600, tr(" s"), policy);
     m_keepalive->setObjectName(QStringLiteral("keepalive"));
     m_keepalive->setSpecialValueText(tr("off"));
+    m_keepalive->setToolTip(tr("A ping this often while no request is in flight. Legacy (2025-11-25) servers only: the "
+                               "2026-07-28 revision has no ping, so a modern server is never pinged."));
     m_threshold = spin(1, 100, tr(" failures"), policy);
     m_threshold->setObjectName(QStringLiteral("breakerThreshold"));
     m_cooldown = spin(1, 3600, tr(" s"), policy);
