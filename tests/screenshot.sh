@@ -9,8 +9,10 @@
 # completed and one cancelled (tasks.png), the Load… dialog after a load of echo with faults
 # (load-dialog.png), that server's latency chart and histogram (latency-chart.png, latency-histogram.png),
 # the Server Requests panel with a sampling request, a form and a URL elicitation (sampling-panel.png,
-# elicitation-form.png, elicitation-url.png), the roots editor (roots.png), and a window without a
-# workspace (empty-state.png)
+# elicitation-form.png, elicitation-url.png), the roots editor (roots.png), the Overview of the 2026-07-28
+# modern-ledger peer with every server's era in the servers list (modern-overview.png), a call's timeline with
+# its MRTR round (mrtr-timeline.png), the Tools tab with a tool excluded for its invalid x-mcp-header
+# annotation (modern-tools-excluded.png), and a window without a workspace (empty-state.png)
 # into BUILD/screenshots/.
 #
 # The Auth images come from real flows: two servers on tests/peers/protected-peer.mjs join the demo
@@ -51,12 +53,16 @@ fi
 root=$(pwd)
 "$root/tests/peers/node_modules/node/bin/node" -e '
     const fs = require("fs");
-    const [from, out, node, peer, resources] = process.argv.slice(1);
+    const [from, out, node, peer, resources, modern, ledger] = process.argv.slice(1);
     const ws = JSON.parse(fs.readFileSync(from, "utf8").split("${workspaceFolder}").join(resources));
     ws.servers["image-resources"] = { transport: "stdio", command: node, args: [peer] };
+    // The 2026-07-28 peer (SDK v2) in era auto: probed to modern, with its ledger in the scratch home.
+    ws.servers["modern-ledger"] = { transport: "stdio", era: "auto", command: node,
+        args: [modern, "stdio", ledger] };
     fs.writeFileSync(out, JSON.stringify(ws, null, 2));
 ' "$workspace" "$XDG_CONFIG_HOME/resources-workspace.json" "$root/tests/peers/node_modules/node/bin/node" \
-    "$root/tests/peers/image-resources.mjs" "$root/resources"
+    "$root/tests/peers/image-resources.mjs" "$root/resources" "$root/tests/peers/modern-ledger-peer.mjs" \
+    "$XDG_CONFIG_HOME/modern-ledger.jsonl"
 workspace="$XDG_CONFIG_HOME/resources-workspace.json"
 timeout 240 xvfb-run -a -s "-screen 0 1600x1000x24" \
     "$build/app/mcpscope" --workspace "$workspace" --screenshots "$out"

@@ -16,6 +16,15 @@ qint64 cooldownEndOf(const CircuitBreaker* breaker)
         ? QDateTime::currentMSecsSinceEpoch() + breaker->remainingCooldownMs()
         : 0;
 }
+
+/// The live session finished its opening (initialize or server/discover), so its era is decided.
+bool eraDetected(const ServerConnection* c)
+{
+    const ClientSession* session = c->session();
+    const auto state = c->state();
+    return session && !session->details().protocolVersion.isEmpty()
+        && (state == ServerConnection::State::Ready || state == ServerConnection::State::Suspect);
+}
 } // namespace
 
 ServerListModel::ServerListModel(Engine* engine, QObject* parent)
@@ -69,6 +78,7 @@ void ServerListModel::addConnection(ServerConnection* connection)
     connect(connection, &ServerConnection::sessionCreated, this, wholeRow);
     connect(connection, &ServerConnection::ready, this, wholeRow);
     connect(connection, &ServerConnection::failed, this, wholeRow);
+    connect(connection, &ServerConnection::eraDetected, this, wholeRow);
     if (ServerAuth* auth = connection->auth())
         connect(auth, &ServerAuth::stateChanged, this, wholeRow);
     connect(connection, &ServerConnection::callUpdated, this,
@@ -189,6 +199,8 @@ QVariant ServerListModel::columnValue(const Row& row, int column) const
         return row.uncertain;
     case ServerListModelColumn::InFlight:
         return row.inFlight;
+    case ServerListModelColumn::Era:
+        return int(eraDetected(c) ? session->details().era : c->config().era);
     default:
         return {};
     }
@@ -243,6 +255,12 @@ QVariant ServerListModel::data(const QModelIndex& index, int role) const
         return c->breaker()->settings().threshold;
     case ServerListModelRole::AuthStateRole:
         return c->auth() ? int(c->auth()->state()) : -1;
+    case ServerListModelRole::EraDetectedRole:
+        return eraDetected(c);
+    case ServerListModelRole::ConfiguredEraRole:
+        return int(c->config().era);
+    case ServerListModelRole::KnownEraRole:
+        return c->config().knownEra ? int(*c->config().knownEra) : -1;
     default:
         return {};
     }

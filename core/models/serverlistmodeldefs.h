@@ -23,6 +23,9 @@ enum Column {
     Retries, ///< qint64: finished calls that needed more than one attempt
     Uncertain, ///< qint64: finished calls that ended outcome_uncertain
     InFlight, ///< int: calls not finished yet (ServerConnection::callsInFlight())
+    /// int: a ProtocolEra: the one the session speaks once it is up (legacy or modern), else the configured
+    /// one (auto until a probe decided). EraDetectedRole tells the two apart.
+    Era,
     Count
 };
 } // namespace ServerListModelColumn
@@ -52,6 +55,12 @@ enum Role {
     /// int: the ServerAuth::State of an HTTP server's OAuth, -1 without one (stdio). Changes with the
     /// ServerAuth's stateChanged.
     AuthStateRole,
+    /// bool: the Era column is what the live session speaks (not only what the configuration asks for).
+    EraDetectedRole,
+    /// int: the ProtocolEra of the configuration (auto, legacy, modern); KnownEraRole: what the last probe
+    /// found for an auto server (a ProtocolEra), -1 when none.
+    ConfiguredEraRole,
+    KnownEraRole,
 };
 } // namespace ServerListModelRole
 

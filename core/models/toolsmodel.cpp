@@ -96,7 +96,8 @@ void ToolsModel::refresh()
         return;
     }
     const ClientSession* session = m_connection->session();
-    show(session ? session->tools() : QList<ToolInfo>(), m_connection->policy());
+    // The tools a modern session left out stay in view, after the usable ones, marked with their reason.
+    show(session ? session->tools() + session->excludedTools() : QList<ToolInfo>(), m_connection->policy());
 }
 
 void ToolsModel::show(QList<ToolInfo> tools, const PolicySettings& settings)
@@ -204,6 +205,8 @@ QVariant ToolsModel::data(const QModelIndex& index, int role) const
         return m_settings.idempotentReplay;
     case ToolsModelRole::ListedMoreThanOnceRole:
         return tool.listedMoreThanOnce;
+    case ToolsModelRole::ExcludedReasonRole:
+        return tool.excludedReason;
     default:
         return {};
     }

@@ -54,6 +54,9 @@ enum Role {
     /// bool, every column: the name appears more than once in the listing, so OnExpiry is
     /// NoReplayUncertain whatever this row's hints say (RECOVERY.md §2)
     ListedMoreThanOnceRole,
+    /// QString, every column: why the client leaves this tool out (2026-07-28: invalid x-mcp-header
+    /// annotations, ToolInfo::excludedReason); empty for a callable tool. Excluded rows come after the others.
+    ExcludedReasonRole,
 };
 } // namespace ToolsModelRole
 

@@ -8,6 +8,7 @@
 #include "composer/callcomposer.h"
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
+#include "guiconnect.h"
 #include "guienvironment.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/serverbanner.h"
@@ -147,16 +148,7 @@ ServerConnection* TestEverydayFriction::connectEverything(const QJsonObject& ext
     servers.insert(QStringLiteral("everything"), everythingStdio());
     if (!openWorkspace(servers) || !showWindow())
         return nullptr;
-    m_window->selectServer(QStringLiteral("everything"));
-    ServerConnection* c = m_window->engine()->connection(QStringLiteral("everything"));
-    if (!c)
-        return nullptr;
-    c->connectToServer();
-    if (!QTest::qWaitFor(
-            [c] { return c->state() == ServerConnection::State::Ready && c->session() && c->session()->toolsListed(); },
-            30000))
-        return nullptr;
-    return c;
+    return test::selectAndConnect(m_window.get(), QStringLiteral("everything"));
 }
 
 std::optional<CallRecord> TestEverydayFriction::waitFinished(QSignalSpy& spy, const QString& tool)

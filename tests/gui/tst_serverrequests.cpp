@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "engine/serverrequestqueue.h"
+#include "guiconnect.h"
 #include "guienvironment.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/workspacesession.h"
@@ -155,16 +156,7 @@ ServerConnection* TestServerRequests::connectServer(const QJsonObject& server)
         return nullptr;
     m_window->resize(1440, 900);
     m_window->show();
-    m_window->selectServer(Server);
-    ServerConnection* c = m_window->engine()->connection(Server);
-    if (!c)
-        return nullptr;
-    c->connectToServer();
-    if (!QTest::qWaitFor(
-            [c] { return c->state() == ServerConnection::State::Ready && c->session() && c->session()->toolsListed(); },
-            30000))
-        return nullptr;
-    return c;
+    return test::selectAndConnect(m_window.get(), Server);
 }
 
 void TestServerRequests::startCall(const QString& tool, const QJsonObject& arguments, std::optional<CallRecord>* record)

@@ -41,6 +41,7 @@ CallComposer::CallComposer(QWidget* parent)
     , m_title(new QLabel(this))
     , m_name(new QLabel(this))
     , m_description(new QLabel(this))
+    , m_excluded(new QLabel(this))
     , m_tabs(new QTabWidget(this))
     , m_form(new SchemaForm)
     , m_json(new QPlainTextEdit)
@@ -55,6 +56,7 @@ CallComposer::CallComposer(QWidget* parent)
     m_title->setObjectName(QStringLiteral("composer.title"));
     m_name->setObjectName(QStringLiteral("composer.name"));
     m_description->setObjectName(QStringLiteral("composer.description"));
+    m_excluded->setObjectName(QStringLiteral("composer.excluded"));
     m_tabs->setObjectName(QStringLiteral("composer.mode"));
     m_form->setObjectName(QStringLiteral("composer.form"));
     m_json->setObjectName(QStringLiteral("composer.json"));
@@ -100,6 +102,11 @@ CallComposer::CallComposer(QWidget* parent)
     m_tabs->addTab(jsonPage, tr("JSON"));
     m_tabs->setDocumentMode(true);
 
+    m_excluded->setWordWrap(true);
+    m_excluded->setTextFormat(Qt::PlainText);
+    m_excluded->setStyleSheet(QStringLiteral("color: #b02a37;"));
+    m_excluded->hide();
+
     m_problems->setWordWrap(true);
     m_problems->setTextFormat(Qt::PlainText);
     m_problems->setStyleSheet(QStringLiteral("color: #b9770e;"));
@@ -132,6 +139,7 @@ CallComposer::CallComposer(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(m_description);
+    layout->addWidget(m_excluded);
     layout->addWidget(m_tabs, 1);
     layout->addWidget(m_problems);
     layout->addLayout(progressRow);
@@ -161,9 +169,16 @@ CallComposer::CallComposer(QWidget* parent)
 
 CallComposer::~CallComposer() = default;
 
-void CallComposer::setTool(const QJsonObject& toolJson)
+void CallComposer::setTool(const QJsonObject& toolJson, const QString& excludedReason)
 {
     m_tool = toolJson;
+    m_excludedReason = excludedReason;
+    m_excluded->setText(excludedReason.isEmpty()
+            ? QString()
+            : tr("Excluded: McpScope does not call this tool, because its input schema breaks the 2026-07-28 "
+                 "x-mcp-header rules (%1).")
+                  .arg(excludedReason));
+    m_excluded->setVisible(!excludedReason.isEmpty());
     const QString name = toolJson.value(QStringLiteral("name")).toString();
     QString title = toolJson.value(QStringLiteral("title")).toString();
     if (title.isEmpty())
@@ -224,8 +239,11 @@ void CallComposer::setRunning(bool running)
 void CallComposer::updateCallButton()
 {
     const bool noTool = m_tool.value(QLatin1String("name")).toString().isEmpty();
-    m_call->setEnabled(!m_running && !noTool);
-    m_call->setToolTip(noTool ? tr("Select a tool in the table above first") : tr("Send tools/call (Ctrl+Return)"));
+    const bool excluded = !m_excludedReason.isEmpty();
+    m_call->setEnabled(!m_running && !noTool && !excluded);
+    m_call->setToolTip(noTool ? tr("Select a tool in the table above first")
+            : excluded        ? tr("Not callable: excluded (%1)").arg(m_excludedReason)
+                              : tr("Send tools/call (Ctrl+Return)"));
 }
 
 void CallComposer::setProgress(double progress, std::optional<double> total, const QString& message)
@@ -280,7 +298,7 @@ void CallComposer::jsonEdited()
 
 void CallComposer::requestCall()
 {
-    if (m_running)
+    if (m_running || !m_excludedReason.isEmpty())
         return;
     const auto args = arguments();
     if (!args) {

@@ -30,8 +30,11 @@ public:
     ~CallComposer() override;
 
     /// Shows a tool from tools/list (`name`, `title`, `description`, `inputSchema`) and resets the
-    /// arguments to the schema's defaults.
-    void setTool(const QJsonObject& toolJson);
+    /// arguments to the schema's defaults. A non-empty excludedReason (a tool McpScope leaves out, 2026-07-28
+    /// x-mcp-header rules) shows the reason and keeps Call disabled.
+    void setTool(const QJsonObject& toolJson, const QString& excludedReason = {});
+    /// Why the shown tool is not callable; empty for a callable one.
+    QString excludedReason() const { return m_excludedReason; }
     QJsonObject tool() const { return m_tool; }
 
     /// The arguments Call would send: the form's value, or the JSON text when the JSON tab is shown.
@@ -70,6 +73,8 @@ private:
     QLabel* m_title = nullptr;
     QLabel* m_name = nullptr;
     QLabel* m_description = nullptr;
+    QLabel* m_excluded = nullptr;
+    QString m_excludedReason;
     QTabWidget* m_tabs = nullptr;
     SchemaForm* m_form = nullptr;
     QPlainTextEdit* m_json = nullptr;

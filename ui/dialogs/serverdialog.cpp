@@ -5,6 +5,7 @@
 #include "dialogs/autoreplyeditor.h"
 #include "dialogs/rootseditor.h"
 #include "dialogs/secretmask.h"
+#include "presentation/presentation.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -89,8 +90,18 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_transport->addItem(tr("HTTP (Streamable HTTP, falling back to legacy SSE)"), int(TransportKind::AutoHttp));
     m_transport->addItem(tr("Streamable HTTP only"), int(TransportKind::StreamableHttp));
     m_transport->addItem(tr("Legacy HTTP+SSE only"), int(TransportKind::LegacySse));
+    m_era = new QComboBox(this);
+    m_era->setObjectName(QStringLiteral("era"));
+    for (const ProtocolEra era : { ProtocolEra::Auto, ProtocolEra::Legacy, ProtocolEra::Modern }) {
+        m_era->addItem(Presentation::eraChoiceText(era), int(era));
+        m_era->setItemData(m_era->count() - 1, Presentation::eraChoiceToolTip(era), Qt::ToolTipRole);
+    }
+    const auto eraTip
+        = [this] { m_era->setToolTip(Presentation::eraChoiceToolTip(ProtocolEra(m_era->currentData().toInt()))); };
+    connect(m_era, &QComboBox::currentIndexChanged, this, eraTip);
     top->addRow(tr("&Name:"), m_name);
     top->addRow(tr("&Transport:"), m_transport);
+    top->addRow(tr("Protocol &era:"), m_era);
     layout->addLayout(top);
 
     m_pages = new QStackedWidget(this);
@@ -246,6 +257,8 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_keepalive = spin(0, 3600, tr(" s"), policy);
     m_keepalive->setObjectName(QStringLiteral("keepalive"));
     m_keepalive->setSpecialValueText(tr("off"));
+    m_keepalive->setToolTip(tr("A ping this often while no request is in flight. Legacy (2025-11-25) servers only: the "
+                               "2026-07-28 revision has no ping, so a modern server is never pinged."));
     m_threshold = spin(1, 100, tr(" failures"), policy);
     m_threshold->setObjectName(QStringLiteral("breakerThreshold"));
     m_cooldown = spin(1, 3600, tr(" s"), policy);
@@ -282,8 +295,11 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
 
 void ServerDialog::setConfig(const ServerConfig& c)
 {
+    m_loaded = c;
     m_name->setText(c.name);
     m_transport->setCurrentIndex(m_transport->findData(int(c.transport)));
+    m_era->setCurrentIndex(m_era->findData(int(c.era)));
+    m_era->setToolTip(Presentation::eraChoiceToolTip(c.era));
     m_command->setText(c.command);
     m_args->setText(CommandLine::join(c.args));
     QList<QPair<QString, QString>> env;
@@ -440,6 +456,12 @@ ServerConfig ServerDialog::config() const
     c.idempotentReplay = m_idempotentReplay->isChecked();
     c.roots = m_roots->roots();
     c.autoReply = m_autoReply->script();
+    c.era = ProtocolEra(m_era->currentData().toInt());
+    // What a probe found is kept while it still describes this server: auto, and the same endpoint.
+    const bool sameEndpoint = c.transport == m_loaded.transport && c.command == m_loaded.command
+        && c.args == m_loaded.args && c.url == m_loaded.url;
+    if (c.era == ProtocolEra::Auto && m_loaded.era == ProtocolEra::Auto && sameEndpoint)
+        c.knownEra = m_loaded.knownEra;
     return c;
 }
 

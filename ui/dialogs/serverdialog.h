@@ -65,6 +65,9 @@ private:
     QStringList m_taken;
     QLineEdit* m_name = nullptr;
     QComboBox* m_transport = nullptr;
+    QComboBox* m_era = nullptr;
+    /// The configuration setConfig() loaded: its knownEra stays while the era is auto and the endpoint the same.
+    ServerConfig m_loaded;
     QStackedWidget* m_pages = nullptr;
     QLineEdit* m_command = nullptr;
     QLineEdit* m_args = nullptr;

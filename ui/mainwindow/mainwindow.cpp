@@ -326,6 +326,10 @@ void MainWindow::refreshServerViews()
     m_faultBar->refresh();
     if (m_serverActions)
         m_serverActions->refresh();
+    // The 2026-07-28 revision has no logging/setLevel (a modern request carries its logLevel in _meta).
+    m_traffic->setLogLevelUnavailable(c && c->session() && c->session()->isModern()
+            ? tr("%1 speaks MCP 2026-07-28, which has no logging/setLevel.").arg(c->name())
+            : QString());
 }
 
 LoadDialog* MainWindow::openLoadDialog(const QString& tool, const QJsonObject& arguments)

@@ -69,8 +69,13 @@ void ServerActions::refresh()
         c ? tr("%1 has no session id (not connected, or the server assigns none).").arg(c->name()) : none);
     set(m_connectAll, !m_session->serverNames().isEmpty(), tr("The workspace has no servers yet: add one (Ctrl+N)."));
     const bool up = state == State::Ready || state == State::Suspect;
-    set(m_ping, c && up,
-        c ? tr("Ping: %1 is not connected (%2)").arg(c->name(), ServerConnection::stateName(state)) : none);
+    // The 2026-07-28 revision has no ping: a modern server is never offered one.
+    const bool modern = c && c->session() && c->session()->isModern();
+    set(m_ping, c && up && !modern,
+        !c           ? none
+            : modern ? tr("Ping: %1 speaks MCP 2026-07-28, which has no ping (sessionless: each request stands alone).")
+                           .arg(c->name())
+                     : tr("Ping: %1 is not connected (%2)").arg(c->name(), ServerConnection::stateName(state)));
 }
 
 void ServerActions::ping(ServerConnection* c)

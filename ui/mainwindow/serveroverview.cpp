@@ -27,6 +27,20 @@ ServerOverview::ServerOverview(QWidget* parent)
     setWidget(m_text);
 }
 
+QString ServerOverview::discoverHtml(const ServerDetails& d)
+{
+    QString html
+        = tr("<p><b>server/discover:</b> supported versions %1")
+              .arg(d.supportedVersions.isEmpty() ? tr("(none named)")
+                                                 : d.supportedVersions.join(QStringLiteral(", ")).toHtmlEscaped());
+    // Cache hints: how long the discover (and list) results may be reused, and by whom.
+    if (d.ttlMs >= 0)
+        html += tr(" · ttlMs %1%2").arg(d.ttlMs).arg(d.ttlMs == 0 ? tr(" (do not reuse)") : QString());
+    if (!d.cacheScope.isEmpty())
+        html += tr(" · cacheScope %1").arg(d.cacheScope.toHtmlEscaped());
+    return html + QStringLiteral("</p>");
+}
+
 QString ServerOverview::text() const
 {
     return m_text->text();
@@ -60,10 +74,19 @@ void ServerOverview::showConnection(const ServerConnection* c, const AuthControl
     }
     if (s && !s->details().protocolVersion.isEmpty()) {
         const ServerDetails& d = s->details();
-        html += tr("<p><b>Server:</b> %1 %2<br><b>Protocol:</b> %3<br><b>Session:</b> <code>%4</code></p>")
+        const bool modern = d.era == ProtocolEra::Modern;
+        html += tr("<p><b>Server:</b> %1 %2<br><b>Protocol:</b> %3 &nbsp; <b>Era:</b> %4%5<br><b>Session:</b> %6</p>")
                     .arg(d.serverInfo.value(QLatin1String("name")).toString().toHtmlEscaped(),
                         d.serverInfo.value(QLatin1String("version")).toString().toHtmlEscaped(), d.protocolVersion,
-                        c->shownSessionId().isEmpty() ? tr("—") : c->shownSessionId().toHtmlEscaped());
+                        protocolEraName(d.era),
+                        c->config().era == ProtocolEra::Auto ? tr(" (auto: %1)").arg(d.eraReason.toHtmlEscaped())
+                                                             : QString(),
+                        modern ? tr("sessionless (2026-07-28: no initialize, no session)")
+                            : c->shownSessionId().isEmpty()
+                            ? tr("—")
+                            : tr("<code>%1</code>").arg(c->shownSessionId().toHtmlEscaped()));
+        if (modern)
+            html += discoverHtml(d);
         QStringList capabilities;
         for (auto it = d.capabilities.constBegin(); it != d.capabilities.constEnd(); ++it) {
             QStringList flags;

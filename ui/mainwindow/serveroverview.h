@@ -10,10 +10,12 @@ namespace mcpscope {
 
 class AuthController;
 class ServerConnection;
+struct ServerDetails;
 
-/// The Overview tab: a server's state and transport, what it said in initialize (server info, protocol
-/// version, session id, capabilities, instructions), its authorization (HTTP) and its breaker. Its last
-/// error is in the ServerBanner above all tabs.
+/// The Overview tab: a server's state and transport, what it said in initialize or, for a 2026-07-28 server,
+/// server/discover (server info, protocol version and era, session id or "sessionless", supported versions
+/// and cache hints, capabilities, instructions), its authorization (HTTP) and its breaker. Its last error is
+/// in the ServerBanner above all tabs.
 class ServerOverview : public QScrollArea
 {
     Q_OBJECT
@@ -29,6 +31,9 @@ public:
     QString text() const;
 
 private:
+    /// A modern server's server/discover result: supported versions, ttlMs and cacheScope.
+    static QString discoverHtml(const ServerDetails& details);
+
     QLabel* m_text = nullptr;
     std::function<QString(const QString&)> m_pingLookup;
 };

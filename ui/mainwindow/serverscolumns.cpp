@@ -18,7 +18,7 @@ namespace {
 const QString HiddenKey = QStringLiteral("serversView/hiddenColumns");
 constexpr int Padding = 3;
 
-/// The Server column: the name, and below it the transport and the call counters.
+/// The Server column: the name, and below it the transport, the protocol era and the call counters.
 class ServerNameDelegate : public QStyledItemDelegate
 {
 public:
@@ -28,7 +28,8 @@ public:
     {
         using namespace ServerListModelColumn;
         const auto count = [&index](int column) { return index.siblingAtColumn(column).data().toLongLong(); };
-        QStringList parts { index.siblingAtColumn(Transport).data().toString() };
+        QStringList parts { index.siblingAtColumn(Transport).data().toString(),
+            index.siblingAtColumn(Era).data().toString() };
         // Spelled out: without a translator loaded, "%n call(s)" stays "call(s)".
         const qint64 calls = count(Calls);
         parts.append(calls == 0 ? QApplication::translate("mcpscope::MainWindow", "no calls")
@@ -109,7 +110,7 @@ void setUpServerColumns(QTreeView* view)
                 view->update(topLeft.siblingAtRow(row).siblingAtColumn(Name));
         });
     const QList<QVariant> defaults { int(Transport), int(SessionId), int(ProtocolVersion), int(ConsecutiveFailures),
-        int(BreakerCooldownEnd), int(Calls), int(Failures), int(Retries), int(Uncertain), int(InFlight) };
+        int(BreakerCooldownEnd), int(Calls), int(Failures), int(Retries), int(Uncertain), int(InFlight), int(Era) };
     QList<int> hidden;
     for (const QVariant& column : QSettings().value(HiddenKey, defaults).toList())
         hidden.append(column.toInt()); // read back from the settings file as text

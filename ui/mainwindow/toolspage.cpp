@@ -108,17 +108,23 @@ void ToolsPage::onToolSelected(const QModelIndex& index)
         return;
     }
     const QJsonObject tool = index.data(ToolsModelRole::ToolRole).toJsonObject();
+    const QString excluded = index.data(ToolsModelRole::ExcludedReasonRole).toString();
     const QJsonObject shown = m_composer->tool();
     m_keptTool.clear();
     // The same tool with the same schema (it came back after a reconnect): the arguments stay.
     if (!shown.isEmpty() && shown.value(QLatin1String("name")) == tool.value(QLatin1String("name"))
-        && shown.value(QLatin1String("inputSchema")) == tool.value(QLatin1String("inputSchema")))
+        && shown.value(QLatin1String("inputSchema")) == tool.value(QLatin1String("inputSchema"))
+        && m_composer->excludedReason() == excluded)
         return;
-    m_composer->setTool(tool);
+    m_composer->setTool(tool, excluded);
     // Another tool: the last result belongs to the one before it.
     if (m_runningCall.isEmpty()) {
         m_result->clear();
         m_shownCall.clear();
+        if (!excluded.isEmpty())
+            m_result->showMessage(tr("No result: %1 is excluded. The server lists it, but a 2026-07-28 client "
+                                     "leaves a tool with invalid x-mcp-header annotations out and never calls it.")
+                                      .arg(tool.value(QLatin1String("name")).toString()));
     }
 }
 
@@ -141,6 +147,10 @@ std::optional<QJsonObject> ToolsPage::selectedCall(QString* name)
         return std::nullopt;
     }
     *name = tool.data(ToolsModelRole::ToolNameRole).toString();
+    if (const QString excluded = tool.data(ToolsModelRole::ExcludedReasonRole).toString(); !excluded.isEmpty()) {
+        Q_EMIT statusMessage(tr("%1 is excluded and not callable: %2").arg(*name, excluded));
+        return std::nullopt;
+    }
     std::optional<QJsonObject> arguments = m_composer->arguments();
     if (!arguments)
         Q_EMIT statusMessage(tr("The arguments for %1 are not valid yet; see the composer.").arg(*name));

@@ -42,10 +42,11 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
     for (const char* level : { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
         m_logLevel->addItem(QString::fromLatin1(level));
     m_logLevel->setCurrentText(QStringLiteral("info"));
-    auto* setLevel = new QAction(tr("Set server log level"), trafficHost);
-    connect(setLevel, &QAction::triggered, this, [this] { Q_EMIT setLevelRequested(m_logLevel->currentText()); });
+    m_setLevel = new QAction(tr("Set server log level"), trafficHost);
+    m_setLevel->setObjectName(QStringLiteral("setLogLevelAction"));
+    connect(m_setLevel, &QAction::triggered, this, [this] { Q_EMIT setLevelRequested(m_logLevel->currentText()); });
     auto* setLevelButton = new QToolBar(trafficHost);
-    setLevelButton->addAction(setLevel);
+    setLevelButton->addAction(m_setLevel);
     auto* showLevel = new QComboBox(trafficHost);
     showLevel->setObjectName(QStringLiteral("showLogLevel"));
     for (const char* level : { "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" })
@@ -97,6 +98,15 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
         if (!m_view->currentIndex().isValid())
             m_view->scrollToBottom();
     });
+}
+
+void TrafficDock::setLogLevelUnavailable(const QString& why)
+{
+    m_setLevel->setEnabled(why.isEmpty());
+    m_logLevel->setEnabled(why.isEmpty());
+    const QString tip = why.isEmpty() ? tr("Send logging/setLevel to the selected server") : why;
+    m_setLevel->setToolTip(tip);
+    m_logLevel->setToolTip(tip);
 }
 
 void TrafficDock::refreshServers()

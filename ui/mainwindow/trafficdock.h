@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QList>
 
+class QAction;
 class QComboBox;
 class QLineEdit;
 class QPlainTextEdit;
@@ -32,8 +33,13 @@ public:
     /// traffic shown: the raw messages of a record that has no recorded exchanges.
     QList<QByteArray> messagesOf(const CallRecord& record) const;
 
+    /// Offers "Set server log level" for the selected server, or disables it saying why (why empty: enabled).
+    /// A 2026-07-28 server has no logging/setLevel.
+    void setLogLevelUnavailable(const QString& why);
+
     // For tests.
     TrafficFilter* filter() const { return m_filter; }
+    QAction* setLevelAction() const { return m_setLevel; }
     QLineEdit* textFilter() const { return m_text; }
     QComboBox* serverFilter() const { return m_server; }
     QTableView* view() const { return m_view; }
@@ -51,6 +57,7 @@ private:
     TrafficPresentation* m_presentation = nullptr;
     QTableView* m_view = nullptr;
     QComboBox* m_logLevel = nullptr;
+    QAction* m_setLevel = nullptr;
     QPlainTextEdit* m_detail = nullptr;
 };
 

@@ -77,6 +77,10 @@ WorkspaceSession::WorkspaceSession(QObject* parent)
         });
     connect(m_engine, &Engine::serverAdded, m_logStore,
         [this](ServerConnection* connection) { m_logStore->addServer(connection->config()); });
+    connect(m_engine, &Engine::serverAdded, this, [this](ServerConnection* connection) {
+        connect(connection, &ServerConnection::eraDetected, this,
+            [this, connection](ProtocolEra era) { rememberEra(connection->name(), era); });
+    });
     connect(m_engine, &Engine::redactorChanged, m_logStore, [this] { m_logStore->setRedactor(m_engine->redactor()); });
 }
 
@@ -216,6 +220,38 @@ bool WorkspaceSession::saveWorkspace(const QString& path, QString* error)
     m_workspace.dialect = McpJsonImport::Dialect::McpScopeWorkspace;
     setModified(false);
     return true;
+}
+
+void WorkspaceSession::rememberEra(const QString& server, ProtocolEra era)
+{
+    for (ServerConfig& s : m_workspace.servers) {
+        if (s.name == server)
+            s.knownEra = era;
+    }
+    const QString path = savePath();
+    if (path.isEmpty())
+        return; // a new workspace, or another client's file: the next save writes it
+    // The file as it is on disk with only this server's knownEra changed: edits not saved yet stay unsaved.
+    ConfigError configError;
+    std::optional<Workspace> onDisk = Workspace::load(path, &configError);
+    if (!onDisk) {
+        Q_EMIT statusMessage(tr("Could not remember that %1 is a %2 server: %3")
+                                 .arg(server, protocolEraName(era), configError.toString()));
+        return;
+    }
+    bool changed = false;
+    for (ServerConfig& s : onDisk->servers) {
+        if (s.name == server && s.era == ProtocolEra::Auto) {
+            changed = s.knownEra != era;
+            s.knownEra = era;
+        }
+    }
+    if (!changed)
+        return;
+    QString error;
+    if (!onDisk->save(path, &error))
+        Q_EMIT statusMessage(
+            tr("Could not remember that %1 is a %2 server: %3").arg(server, protocolEraName(era), error));
 }
 
 void WorkspaceSession::setModified(bool modified)

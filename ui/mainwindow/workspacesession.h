@@ -33,7 +33,8 @@ class ServerRequestQueue;
 /// - logStatusChanged() when logStatus() may have changed: at most once a second while commits arrive,
 ///   and at once on errors, retention and a newly opened log;
 /// - modifiedChanged(modified) when the servers start or stop differing from the file last opened or
-///   saved (added, edited, copied, removed or imported servers make the workspace modified).
+///   saved (added, edited, copied, removed or imported servers make the workspace modified). The era an
+///   auto server's probe found is no edit: it is written into the workspace file at once (knownEra).
 class WorkspaceSession : public QObject
 {
     Q_OBJECT
@@ -105,6 +106,9 @@ Q_SIGNALS:
 
 private:
     void openLogStore(const QString& workspacePath);
+    /// An auto server's probe found its era: the workspace keeps it as knownEra, in memory and in its file
+    /// (only that field, so unsaved edits stay unsaved), and the next start skips the probe.
+    void rememberEra(const QString& server, ProtocolEra era);
     void setModified(bool modified);
 
     Engine* m_engine = nullptr;

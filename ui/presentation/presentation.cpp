@@ -279,6 +279,18 @@ QVariant ServerListPresentation::data(const QModelIndex& index, int role) const
         if (role == Qt::DisplayRole)
             return raw.toLongLong() > 0 ? Presentation::timeText(raw.toLongLong()) : QString();
         break;
+    case Era: {
+        const bool detected = QIdentityProxyModel::data(index, ServerListModelRole::EraDetectedRole).toBool();
+        if (role == Qt::DisplayRole)
+            return Presentation::eraText(ProtocolEra(raw.toInt()), detected,
+                QIdentityProxyModel::data(index, ServerListModelRole::SessionIdRole).toString());
+        if (role == Qt::ToolTipRole) {
+            const int known = QIdentityProxyModel::data(index, ServerListModelRole::KnownEraRole).toInt();
+            return Presentation::eraToolTip(ProtocolEra(raw.toInt()), detected,
+                known < 0 ? std::nullopt : std::optional<ProtocolEra>(ProtocolEra(known)));
+        }
+        break;
+    }
     default:
         break;
     }
@@ -317,6 +329,8 @@ QVariant ServerListPresentation::headerData(int section, Qt::Orientation orienta
         return tr("Uncertain");
     case InFlight:
         return tr("In flight");
+    case Era:
+        return tr("Era");
     default:
         return {};
     }

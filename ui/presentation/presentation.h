@@ -33,6 +33,15 @@ QTableView* makeTable(QWidget* parent, const QString& objectName,
     QAbstractItemView::SelectionMode selection = QAbstractItemView::SingleSelection);
 /// White or black, whichever reads better on the given badge colour.
 QColor textOn(const QColor& background);
+/// The protocol era as the servers list shows it: "modern · sessionless", "legacy · session 3f2a…" once a
+/// session decided it (detected), else the configured era ("auto" until a probe decided).
+QString eraText(ProtocolEra era, bool detected, const QString& sessionId);
+/// What the era means for this server, and for auto what the last probe found (known, when there is one).
+QString eraToolTip(ProtocolEra era, bool detected, std::optional<ProtocolEra> known);
+/// The server dialog's choice: "Auto", "Legacy (2025-11-25, sessions)", "Modern (2026-07-28, sessionless)".
+QString eraChoiceText(ProtocolEra era);
+/// Why one would choose it.
+QString eraChoiceToolTip(ProtocolEra era);
 } // namespace Presentation
 
 /// ServerListModel → text, badges, tooltips; ticks once a second while a breaker counts down.

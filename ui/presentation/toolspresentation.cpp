@@ -17,6 +17,24 @@ ToolsPresentation::ToolsPresentation(QObject* parent)
 QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
 {
     using namespace ToolsModelColumn;
+    // A tool McpScope leaves out (2026-07-28 x-mcp-header rules): struck through, grey, "excluded", the reason
+    // as every cell's tooltip.
+    if (const QString excluded = QIdentityProxyModel::data(index, ToolsModelRole::ExcludedReasonRole).toString();
+        !excluded.isEmpty()) {
+        if (role == Qt::FontRole) {
+            QFont font;
+            font.setStrikeOut(index.column() != OnExpiry);
+            return font;
+        }
+        if (role == Qt::ForegroundRole)
+            return index.column() == OnExpiry ? QColor(0xb0, 0x2a, 0x37) : QColor(Qt::gray);
+        if (role == Qt::ToolTipRole)
+            return tr("Excluded: McpScope leaves this tool out and does not call it, as the 2026-07-28 revision "
+                      "asks of clients: %1")
+                .arg(excluded);
+        if (role == Qt::DisplayRole && index.column() == OnExpiry)
+            return tr("excluded");
+    }
     switch (index.column()) {
     case ReadOnlyHint:
     case DestructiveHint:

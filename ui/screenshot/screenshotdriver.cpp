@@ -17,6 +17,7 @@
 #include "result/resultview.h"
 #include "screenshot/chartsshots.h"
 #include "screenshot/frictionshots.h"
+#include "screenshot/modernshots.h"
 #include "screenshot/requestsshots.h"
 #include "screenshot/resourcesshots.h"
 #include "screenshot/tasksshots.h"
@@ -308,8 +309,10 @@ void ScreenshotDriver::stepTasks()
     };
     TasksShots::run(m_window, saveShot, waitFor, [this, saveShot, waitFor] {
         FrictionShots::run(m_window, saveShot, waitFor, [this, saveShot, waitFor] {
-            ChartsShots::run(m_window, saveShot, waitFor,
-                [this, saveShot, waitFor] { RequestsShots::run(m_window, saveShot, waitFor, [this] { finish(); }); });
+            ChartsShots::run(m_window, saveShot, waitFor, [this, saveShot, waitFor] {
+                RequestsShots::run(m_window, saveShot, waitFor,
+                    [this, saveShot, waitFor] { ModernShots::run(m_window, saveShot, waitFor, [this] { finish(); }); });
+            });
         });
     });
 }
