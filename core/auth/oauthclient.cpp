@@ -304,7 +304,7 @@ void OAuthClient::startAuthorization()
         { QStringLiteral("code_challenge"), QString::fromLatin1(pkceChallenge(m_codeVerifier)) },
         { QStringLiteral("code_challenge_method"), QStringLiteral("S256") },
         { QStringLiteral("state"), m_oauthState },
-        { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) },
+        { QStringLiteral("resource"), resourceIndicator() },
     };
     if (!m_requestedScope.isEmpty())
         query.append({ QStringLiteral("scope"), m_requestedScope });

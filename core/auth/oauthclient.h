@@ -240,6 +240,9 @@ private:
     QString chooseScope() const;
     QString chooseAuthMethod(bool hasSecret) const;
     QString metadataIssuer() const;
+    /// The RFC 8707 resource parameter: the protected resource metadata's resource as published, else the
+    /// canonical server URI.
+    QString resourceIndicator() const;
 
     Options m_options;
     HttpClient m_http; ///< never re-sends: a token request must not be replayed by a library either
@@ -262,6 +265,7 @@ private:
     QJsonObject m_resourceMetadata;
     bool m_legacy = false; ///< no Protected Resource Metadata: the 2025-03-26 rules apply
     QUrl m_authServer;
+    QString m_authServerIssuer; ///< the authorization_servers entry as published, for the metadata issuer check
     QJsonObject m_serverMetadata; ///< empty when the 2025-03-26 fallback endpoints are used
     QUrl m_authorizationEndpoint;
     QUrl m_tokenEndpoint;

@@ -60,8 +60,10 @@ void OAuthClient::startFlow(const BearerChallenge& challenge, bool stepUp, const
                            stepUp ? tr(" with more scopes (step-up)") : QString()));
     }
 
-    // A challenge that points at other metadata than we used means the server moved: discover again.
-    if (m_discovered && m_challenge.resourceMetadata.isValid() && m_challenge.resourceMetadata != m_resourceMetadataUrl)
+    // A challenge means the server turned our credentials down: read its protected resource metadata again,
+    // since the server may have moved to another authorization server behind the same metadata URL (SEP-2352:
+    // credentials belong to one issuer). Only a flow started by hand reuses what was found before.
+    if (m_discovered && !why.isEmpty())
         m_discovered = false;
     if (m_discovered) {
         skipStep(AuthStep::Kind::ResourceMetadata, tr("Protected resource metadata"),
@@ -127,9 +129,11 @@ void OAuthClient::discoverResource(QList<QUrl> candidates)
         m_resourceMetadataUrl = url;
         m_resourceMetadata = prm;
         m_authServer = QUrl();
+        m_authServerIssuer.clear();
         for (const QString& server : stringArray(prm.value(QLatin1String("authorization_servers")))) {
             if (isHttpUrl(QUrl(server))) {
                 m_authServer = QUrl(server);
+                m_authServerIssuer = server; // as published: the metadata's issuer must equal it exactly
                 break;
             }
         }
@@ -174,6 +178,16 @@ void OAuthClient::discoverServer(QList<QUrl> candidates)
     get(url, [this, url, candidates](const Response& response) {
         if (response.status != 200 || response.json.isEmpty()) {
             discoverServer(candidates);
+            return;
+        }
+        // RFC 8414 §3.3 (SEP-2468): metadata whose issuer is not, character for character, the issuer the
+        // well-known URL was built from may come from an attacker; nothing of it is used. A 2025-03-26 server
+        // names no issuer in protected resource metadata, so there is nothing to compare with.
+        const QString published = response.json.value(QLatin1String("issuer")).toString();
+        if (!m_legacy && published != m_authServerIssuer) {
+            fail(tr("Server '%1': the authorization server metadata at %2 names issuer '%3', not '%4' as the "
+                    "protected resource metadata says; refusing to use it.")
+                     .arg(m_options.serverName, url.toString(), published, m_authServerIssuer));
             return;
         }
         m_serverMetadata = response.json;

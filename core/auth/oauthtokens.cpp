@@ -40,6 +40,16 @@ QString OAuthClient::metadataIssuer() const
     return issuer.isEmpty() ? m_authServer.toString() : issuer;
 }
 
+QString OAuthClient::resourceIndicator() const
+{
+    // RFC 8707 with RFC 9728 §3.3: the identifier exactly as the protected resource metadata publishes it
+    // (a pathless "https://host" stays without "/"); without such metadata, the server's canonical URI.
+    const QJsonValue published = m_resourceMetadata.value(QLatin1String("resource"));
+    if (!m_legacy && published.isString() && !published.toString().isEmpty())
+        return published.toString();
+    return canonicalResource(m_options.serverUrl);
+}
+
 QString OAuthClient::issuer() const
 {
     return m_discovered ? metadataIssuer() : m_restoredIssuer;
@@ -94,7 +104,7 @@ void OAuthClient::requestToken(const QString& code)
         { QStringLiteral("code"), code },
         { QStringLiteral("redirect_uri"), m_options.redirectUri.toString(QUrl::FullyEncoded) },
         { QStringLiteral("code_verifier"), QString::fromLatin1(m_codeVerifier) },
-        { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) },
+        { QStringLiteral("resource"), resourceIndicator() },
     };
     QByteArray authorization;
     QString error;
@@ -124,7 +134,7 @@ void OAuthClient::requestClientCredentials()
     m_registration.tokenEndpointAuthMethod
         = !m_options.clientKeyPem.isEmpty() ? QStringLiteral("private_key_jwt") : chooseAuthMethod(true);
     Form form { { QStringLiteral("grant_type"), QStringLiteral("client_credentials") },
-        { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) } };
+        { QStringLiteral("resource"), resourceIndicator() } };
     m_requestedScope = chooseScope();
     if (!m_requestedScope.isEmpty())
         form.append({ QStringLiteral("scope"), m_requestedScope });
@@ -154,7 +164,7 @@ void OAuthClient::requestCrossAppToken()
         { QStringLiteral("subject_token"), idToken },
         { QStringLiteral("subject_token_type"), QStringLiteral("urn:ietf:params:oauth:token-type:id_token") },
         { QStringLiteral("audience"), metadataIssuer() },
-        { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) },
+        { QStringLiteral("resource"), resourceIndicator() },
     };
     const QString idpClient = idp.value(QLatin1String("idp_client_id")).toString();
     if (!idpClient.isEmpty())
@@ -185,7 +195,7 @@ void OAuthClient::requestJwtBearer(const QString& assertion)
     m_registration.clientSecret = m_options.clientSecret;
     m_registration.tokenEndpointAuthMethod = chooseAuthMethod(!m_options.clientSecret.isEmpty());
     Form form { { QStringLiteral("grant_type"), JwtBearerGrant }, { QStringLiteral("assertion"), assertion },
-        { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) } };
+        { QStringLiteral("resource"), resourceIndicator() } };
     if (!m_requestedScope.isEmpty())
         form.append({ QStringLiteral("scope"), m_requestedScope });
     postTokenRequest(std::move(form), tr("the jwt-bearer token request"));
@@ -274,8 +284,7 @@ void OAuthClient::refresh()
     beginStep(AuthStep::Kind::Refresh, tr("Refresh"));
     m_refreshing = true;
     Form form { { QStringLiteral("grant_type"), QStringLiteral("refresh_token") },
-        { QStringLiteral("refresh_token"), m_refreshToken },
-        { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) } };
+        { QStringLiteral("refresh_token"), m_refreshToken }, { QStringLiteral("resource"), resourceIndicator() } };
     Q_EMIT log(tr("Refreshing the token at %1").arg(m_tokenEndpoint.toString()));
     postTokenRequest(std::move(form), tr("the refresh"));
 }
