@@ -360,6 +360,14 @@ void CliApp::runCommand()
         if (!ok)
             return;
         const QString toolName = m_commandArgs.first();
+        // What the app shows struck through is not callable here either: the 2026-07-28 rules leave a tool
+        // with invalid x-mcp-header annotations out, since its Mcp-Param headers cannot be sent right.
+        for (const ToolInfo& excluded : session->excludedTools()) {
+            if (excluded.name == toolName)
+                return fail(tr("Server '%1': tool '%2' is left out of the tool list and not called: %3")
+                                .arg(m_config.name, toolName, excluded.excludedReason),
+                    ExitUsage);
+        }
         // A tool that requires task augmentation is always called as a task; --task asks for one.
         const ToolInfo* tool = session->tool(toolName);
         const bool asTask = m_task || (tool && tool->callsAsTask(false));

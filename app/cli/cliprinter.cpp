@@ -15,6 +15,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
@@ -97,6 +98,13 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
         // The engine's own rule: a name listed more than once is write-capable (RECOVERY.md §2).
         const PolicySettings policy = m_connection ? m_connection->policy() : PolicySettings {};
         const QList<ToolInfo> tools = ToolInfo::listFromJson(result.value(QLatin1String("tools")).toArray());
+        // A 2026-07-28 server's tools with invalid x-mcp-header annotations are left out (MCP-NOTES): listed
+        // here as such, with the reason, and nothing about how a call would be retried.
+        QHash<QString, QString> excluded;
+        if (m_connection && m_connection->session()) {
+            for (const ToolInfo& tool : m_connection->session()->excludedTools())
+                excluded.insert(tool.name, tool.excludedReason);
+        }
         for (const ToolInfo& tool : tools) {
             o << tool.name;
             if (!tool.title.isEmpty())
@@ -104,6 +112,10 @@ void CliApp::printResult(const Reply& reply, const QJsonObject& extra)
             o << '\n';
             if (!tool.description.isEmpty())
                 o << "    " << tool.description.section(QLatin1Char('\n'), 0, 0) << '\n';
+            if (const auto it = excluded.constFind(tool.name); it != excluded.cend()) {
+                o << "    excluded:    " << *it << " (left out of the tool list; not callable)\n";
+                continue;
+            }
             o << "    annotations: "
               << (tool.annotations.isEmpty() ? QStringLiteral("(none)") : compactJson(tool.annotations))
               << "\n    on expiry:   "

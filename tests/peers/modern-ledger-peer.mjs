@@ -146,7 +146,7 @@ function registerTools(server) {
     });
   server.registerTool('bad-header-tool', { description: 'Invalid x-mcp-header annotation (object property)',
     inputSchema: fromJsonSchema({ type: 'object', properties: { v: { type: 'object', 'x-mcp-header': 'Bad' } } }) },
-    async () => text('bad-header-tool ran'));
+    async (args, ctx) => { ledger.record('bad-header-tool', ctx, args); return text('bad-header-tool ran'); });
 
   server.registerResource('counter', 'ledger://counter', { description: 'The number of writes', mimeType: 'text/plain' },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: String(writes()) }] }));
