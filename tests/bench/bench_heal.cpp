@@ -13,6 +13,7 @@
 // Timing is only printed, never asserted: the run fails only when a call fails functionally (a heal
 // that is not an R4 success on a new session, a connection that never gets ready).
 
+#include "benchconnect.h"
 #include "benchsupport.h"
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
@@ -35,6 +36,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+using mcpscope::bench::closeAndWait;
+using mcpscope::bench::connectAndWait;
 using mcpscope::bench::print;
 
 constexpr double Goal = 1.2;
@@ -61,29 +64,6 @@ ServerConfig ledgerConfig(const QUrl& url)
     return config;
 }
 
-/// Waits for ready (or failure); false after WaitMs.
-bool connectAndWait(ServerConnection& connection, QString* error)
-{
-    QEventLoop loop;
-    bool ready = false;
-    QObject::connect(&connection, &ServerConnection::ready, &loop, [&] {
-        ready = true;
-        loop.quit();
-    });
-    QObject::connect(&connection, &ServerConnection::failed, &loop, [&](const QString& message) {
-        *error = message;
-        loop.quit();
-    });
-    QTimer::singleShot(WaitMs, &loop, &QEventLoop::quit);
-    connection.connectToServer();
-    if (!ready)
-        loop.exec();
-    QObject::disconnect(&connection, nullptr, &loop, nullptr);
-    if (!ready && error->isEmpty())
-        *error = u"not ready within %1 s"_s.arg(WaitMs / 1000);
-    return ready;
-}
-
 std::optional<CallRecord> callAndWait(ServerConnection& connection, const QString& tool)
 {
     QEventLoop loop;
@@ -97,15 +77,6 @@ std::optional<CallRecord> callAndWait(ServerConnection& connection, const QStrin
         loop.exec();
     }
     return result;
-}
-
-void closeAndWait(ServerConnection& connection)
-{
-    QEventLoop loop;
-    QObject::connect(&connection, &ServerConnection::closed, &loop, &QEventLoop::quit);
-    QTimer::singleShot(5000, &loop, &QEventLoop::quit);
-    connection.disconnectFromServer();
-    loop.exec();
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 // Timing is only printed, never asserted: the run fails only when a connection never gets ready or
 // ends in another era than legacy.
 
+#include "benchconnect.h"
 #include "benchsupport.h"
 #include "engine/serverconnection.h"
 
@@ -58,34 +59,14 @@ struct Row
 double timeToReady(const ServerConfig& config, QString* error)
 {
     ServerConnection connection(config);
-    QEventLoop loop;
-    bool ready = false;
-    QObject::connect(&connection, &ServerConnection::ready, &loop, [&] {
-        ready = true;
-        loop.quit();
-    });
-    QObject::connect(&connection, &ServerConnection::failed, &loop, [&](const QString& message) {
-        *error = message;
-        loop.quit();
-    });
-    QTimer::singleShot(WaitMs, &loop, &QEventLoop::quit);
     QElapsedTimer clock;
     clock.start();
-    connection.connectToServer();
-    if (!ready)
-        loop.exec();
+    const bool ready = mcpscope::bench::connectAndWait(connection, error, WaitMs);
     const double ms = double(clock.nsecsElapsed()) / 1e6;
     if (ready && connection.config().knownEra.value_or(ProtocolEra::Legacy) != ProtocolEra::Legacy)
         *error
             = u"'%1' was detected as %2, not legacy"_s.arg(config.name, protocolEraName(*connection.config().knownEra));
-    else if (!ready && error->isEmpty())
-        *error = u"'%1' not ready within %2 s"_s.arg(config.name).arg(WaitMs / 1000);
-    QEventLoop closing;
-    QObject::connect(&connection, &ServerConnection::closed, &closing, &QEventLoop::quit);
-    QTimer::singleShot(5000, &closing, &QEventLoop::quit);
-    connection.disconnectFromServer();
-    if (connection.state() != ServerConnection::State::Disconnected)
-        closing.exec();
+    mcpscope::bench::closeAndWait(connection);
     return ready && error->isEmpty() ? ms : -1;
 }
 

@@ -5,10 +5,10 @@
 // backoff and updates arrive again. No mock: the peer and its SDK produce every byte.
 
 #include "clirun.h"
+#include "freeport.h"
 
 #include <QDeadlineTimer>
 #include <QProcess>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -18,13 +18,6 @@ using namespace mcpscope::test;
 namespace {
 
 constexpr auto UpdateLine = "notifications/resources/updated  ledger://counter";
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
-}
 
 /// The modern ledger peer over HTTP on a fixed port, restartable on the same port.
 class HttpPeer

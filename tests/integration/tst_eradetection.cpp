@@ -7,12 +7,12 @@
 
 #include "clirun.h"
 #include "ledger.h"
+#include "freeport.h"
 
 #include <QDeadlineTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -32,13 +32,6 @@ QString peerScript(const QString& peer)
         return QStringLiteral(MCPSCOPE_PEERS_DIR)
             + u"/node_modules/@modelcontextprotocol/server-everything/dist/index.js"_s;
     return QStringLiteral(MCPSCOPE_PEERS_DIR) + u'/' + peer + u"-peer.mjs"_s;
-}
-
-quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
 }
 
 /// One peer over Streamable HTTP on a free port, killed when the test row ends.

@@ -3,6 +3,7 @@
 // Test support: starts a Node peer on the pinned Node 22 and waits until it listens.
 
 #include "config/serverconfig.h"
+#include "freeport.h"
 
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -39,14 +40,6 @@ inline ServerConfig everythingStdioConfig(const QString& name = QStringLiteral("
     config.args = { everythingScript(), QStringLiteral("stdio") };
     config.cwd = peersDir();
     return config;
-}
-
-/// A loopback port that was free a moment ago.
-inline quint16 freePort()
-{
-    QTcpServer probe;
-    probe.listen(QHostAddress::LocalHost, 0);
-    return probe.serverPort();
 }
 
 /// A child peer that is killed (with its output shown on failure) when the test is done.
