@@ -59,9 +59,19 @@ QString TimelineView::toHtml(const CallRecord& record, const QList<QByteArray>& 
     QList<Entry> entries;
     int order = 0;
     for (const CallAttempt& a : record.attempts) {
-        QString html = QObject::tr("<b>Attempt %1</b> on session <code title='%2'>%3</code> (request %4) sent %5")
+        // Where it went: an HTTP session id, a stdio server process ("pid:N", in either era), or nothing for a
+        // sessionless (2026-07-28 or stateless) HTTP server; the word says which, not always "session".
+        QString where;
+        if (a.sessionId.isEmpty())
+            where = QObject::tr("without a session");
+        else if (a.sessionId.startsWith(QLatin1String("pid:")))
+            where = QObject::tr("to server process <code>%1</code>").arg(esc(a.sessionId));
+        else
+            where
+                = QObject::tr("on session <code title='%1'>%2</code>").arg(esc(a.sessionId), esc(shortId(a.sessionId)));
+        QString html = QObject::tr("<b>Attempt %1</b> %2 (request %3) sent %4")
                            .arg(a.number)
-                           .arg(esc(a.sessionId), esc(shortId(a.sessionId)), esc(a.requestId), clock(a.sentAt));
+                           .arg(where, esc(a.requestId), clock(a.sentAt));
         if (a.failureKind) {
             html += QObject::tr("<br>&nbsp;&nbsp;failed: %1, dispatch %2%3<br>&nbsp;&nbsp;<i>%4</i>")
                         .arg(badge(failureKindName(*a.failureKind), "#b02a37"),
