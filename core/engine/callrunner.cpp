@@ -301,7 +301,9 @@ void CallRunner::onAttemptReply(const Reply& reply)
     }
     if (takeRound(reply))
         return;
-    const std::optional<ClassifiedFailure> failure = FailureClassifier::classify(reply, m_isToolCall);
+    const ClientSession* attemptSession = m_session ? m_session.data() : m_connection->session();
+    const std::optional<ClassifiedFailure> failure
+        = FailureClassifier::classify(reply, m_isToolCall, attemptSession && attemptSession->isModern());
     if (!failure) {
         r.result = reply.result;
         breaker->recordSuccess();
@@ -368,6 +370,16 @@ void CallRunner::onAttemptReply(const Reply& reply)
         } else {
             healThen(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)),
                 [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NotDispatched); });
+        }
+        return;
+    case RecoveryAction::RelistThenRetry:
+        // R11: the refusal is about header annotations, so the newest tools/list decides what is sent; the
+        // routing guard still stops the retry when the tool is gone from it.
+        if (current && current->isReady()) {
+            current->listTools(
+                [retryIfStillRouted](const Reply&) { retryIfStillRouted(true, CallOutcome::ProtocolError); }, this);
+        } else {
+            retryIfStillRouted(false, CallOutcome::ProtocolError);
         }
         return;
     case RecoveryAction::ReconnectThenRetry:

@@ -64,6 +64,9 @@ class FaultProxyConnection;
 ///   response as expire-after does), then closes the client connection (FIN) without one byte of the
 ///   response: the case an HTTP library that silently re-sends turns into a duplicate.
 /// - rst-before-head: the same, but resets the client connection (RST) instead of closing it.
+/// - unsupported-version (2026-07-28): answers 400 with the JSON-RPC error -32022 (data.supported lists
+///   2026-07-28) without forwarding: the pre-execution refusal of RECOVERY.md §9, rule R10.
+/// - header-mismatch (2026-07-28): answers 400 with the JSON-RPC error -32020 without forwarding (R11).
 /// Against a server with an event store, cut-after and drop-stream leave a Last-Event-ID behind, so a
 /// client may legitimately resume the stream (a GET that passes through) and still get its answer.
 ///
@@ -95,7 +98,9 @@ public:
         Delay,
         DropStream,
         CloseBeforeHead,
-        RstBeforeHead
+        RstBeforeHead,
+        UnsupportedVersion,
+        HeaderMismatch
     };
     Q_ENUM(FaultKind)
 

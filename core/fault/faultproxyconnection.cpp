@@ -2,6 +2,7 @@
 
 #include "jsonrpc/jsonrpccodec.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkProxy>
@@ -34,10 +35,15 @@ bool isLoopbackHost(const QString& host)
 
 QByteArray FaultProxyWire::sessionNotFound(const QJsonValue& id)
 {
-    const QJsonObject error { { QStringLiteral("jsonrpc"), QStringLiteral("2.0") },
-        { QStringLiteral("error"),
-            QJsonObject { { QStringLiteral("code"), -32001 },
-                { QStringLiteral("message"), QStringLiteral("Session not found") } } },
+    return rpcError(id, -32001, QStringLiteral("Session not found"));
+}
+
+QByteArray FaultProxyWire::rpcError(const QJsonValue& id, int code, const QString& message, const QJsonValue& data)
+{
+    QJsonObject body { { QStringLiteral("code"), code }, { QStringLiteral("message"), message } };
+    if (!data.isUndefined())
+        body.insert(QStringLiteral("data"), data);
+    const QJsonObject error { { QStringLiteral("jsonrpc"), QStringLiteral("2.0") }, { QStringLiteral("error"), body },
         { QStringLiteral("id"), id.isUndefined() ? QJsonValue(QJsonValue::Null) : id } };
     return QJsonDocument(error).toJson(QJsonDocument::Compact);
 }
@@ -189,7 +195,9 @@ void FaultProxyConnection::handleRequest()
         }
     }
     const bool forwards = !m_fault
-        || (m_fault->kind != FaultProxy::FaultKind::ExpireBefore && m_fault->kind != FaultProxy::FaultKind::Auth401);
+        || (m_fault->kind != FaultProxy::FaultKind::ExpireBefore && m_fault->kind != FaultProxy::FaultKind::Auth401
+            && m_fault->kind != FaultProxy::FaultKind::UnsupportedVersion
+            && m_fault->kind != FaultProxy::FaultKind::HeaderMismatch);
     if (forwards && !callId.isEmpty())
         m_proxy->noteForwarded(callId, attempt);
     if (!m_fault)
@@ -225,6 +233,18 @@ void FaultProxyConnection::handleRequest()
             QJsonDocument(error).toJson(QJsonDocument::Compact));
         return;
     }
+    case FaultProxy::FaultKind::UnsupportedVersion:
+        respondFault(m_fault->kind, 400, { { "Content-Type", "application/json" } },
+            FaultProxyWire::rpcError(m_rpcId, -32022,
+                QStringLiteral("Unsupported protocol version (injected by the McpScope fault proxy)"),
+                QJsonObject { { QStringLiteral("supported"), QJsonArray { QStringLiteral("2026-07-28") } } }));
+        return;
+    case FaultProxy::FaultKind::HeaderMismatch:
+        respondFault(m_fault->kind, 400, { { "Content-Type", "application/json" } },
+            FaultProxyWire::rpcError(m_rpcId, -32020,
+                QStringLiteral("Header mismatch: Mcp-Name does not match the body (injected by the McpScope fault "
+                               "proxy)")));
+        return;
     case FaultProxy::FaultKind::Delay: {
         fire();
         const quint64 generation = m_generation;

@@ -23,6 +23,8 @@ namespace mcpscope {
 namespace FaultProxyWire {
 /// The 404 body the TypeScript SDK server answers for a session it does not know.
 QByteArray sessionNotFound(const QJsonValue& id);
+/// A JSON-RPC error response for id (null when undefined), with data when it is not undefined.
+QByteArray rpcError(const QJsonValue& id, int code, const QString& message, const QJsonValue& data = {});
 /// What ties a legacy POST to its event stream: the path and query of the POST endpoint, which carries the
 /// session (the SDK's "/messages?sessionId=…"). Works for a target and for an endpoint event's URL alike.
 QString legacyStreamKey(const QByteArray& targetOrUrl);

@@ -18,6 +18,8 @@ constexpr EnumName<FaultProxy::FaultKind> KindEntries[] = {
     { FaultProxy::FaultKind::DropStream, u"drop-stream" },
     { FaultProxy::FaultKind::CloseBeforeHead, u"close-before-head" },
     { FaultProxy::FaultKind::RstBeforeHead, u"rst-before-head" },
+    { FaultProxy::FaultKind::UnsupportedVersion, u"unsupported-version" },
+    { FaultProxy::FaultKind::HeaderMismatch, u"header-mismatch" },
 };
 constexpr EnumNames<FaultProxy::FaultKind> KindNames(KindEntries);
 } // namespace

@@ -1,5 +1,6 @@
 #include "failureclassifier.h"
 
+#include "jsonrpc/protocolera.h"
 #include "jsonrpc/translation.h"
 #include "session/clientsession.h"
 
@@ -62,6 +63,7 @@ DispatchVerdict FailureClassifier::verdictFor(FailureKind kind, int httpStatus, 
     case FailureKind::NotSent:
     case FailureKind::AuthRequired:
     case FailureKind::InsufficientScope:
+    case FailureKind::Rejected:
         return DispatchVerdict::NotDispatched;
     case FailureKind::HttpError:
         // Only a 4xx is a refusal; a 5xx (or anything stranger) may have come after the work ran.
@@ -79,7 +81,7 @@ DispatchVerdict FailureClassifier::verdictFor(FailureKind kind, int httpStatus, 
     return DispatchVerdict::Unknown;
 }
 
-std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply, bool isToolCall)
+std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply, bool isToolCall, bool modern)
 {
     ClassifiedFailure classified;
     switch (reply.status) {
@@ -97,7 +99,20 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
         return classified;
     }
     case Reply::Status::RpcError:
-        // The kind comes from the fact that a JSON-RPC error arrived, never from its code or text.
+        // 2026-07-28 defines codes that are raised before anything runs (RECOVERY.md §9): structured codes of
+        // the protocol, not server text. -32021 is not one of them (the SDK v2 raises it inside MRTR, after
+        // the handler ran), so it stays a ProtocolError below.
+        if (modern
+            && (reply.error.code == Modern::HeaderMismatch || reply.error.code == Modern::UnsupportedProtocolVersion
+                || reply.error.code == -32601)) {
+            classified.kind = FailureKind::Rejected;
+            classified.verdict = DispatchVerdict::NotDispatched;
+            classified.rpcCode = reply.error.code;
+            classified.rpcData = reply.error.data;
+            classified.message = reply.failure.message.isEmpty() ? reply.describe() : reply.failure.message;
+            return classified;
+        }
+        // Otherwise the kind comes from the fact that a JSON-RPC error arrived, never from its code or text.
         classified.kind = FailureKind::ProtocolError;
         classified.verdict = verdictFor(FailureKind::ProtocolError, 0, isToolCall);
         classified.message = reply.failure.message.isEmpty() ? reply.describe() : reply.failure.message;

@@ -2,6 +2,7 @@
 
 #include "transport/transportfailure.h"
 
+#include <QJsonValue>
 #include <QString>
 
 #include <optional>
@@ -20,6 +21,9 @@ struct ClassifiedFailure
     /// ProtocolError only: the answer could not be read at all (not JSON-RPC, invalid UTF-8, over the size
     /// limit), as opposed to a well-formed JSON-RPC error.
     bool unreadableAnswer = false;
+    /// Rejected only: the JSON-RPC error's code and data (-32022 lists the supported versions there).
+    int rpcCode = 0;
+    QJsonValue rpcData;
 };
 
 /// Turns how a request ended into a failure kind and a dispatch verdict, from transport evidence
@@ -29,7 +33,8 @@ namespace FailureClassifier {
 
 /// nullopt for a success (a result that is not a tool's isError: true) and for a cancellation,
 /// which is not a failure kind. isToolCall: the request was tools/call.
-std::optional<ClassifiedFailure> classify(const Reply& reply, bool isToolCall);
+/// modern: the request went to a 2026-07-28 server, whose pre-execution error codes are Rejected (§9).
+std::optional<ClassifiedFailure> classify(const Reply& reply, bool isToolCall, bool modern = false);
 
 /// The failure kind of a transport's evidence (RECOVERY.md §1): nothing written is NotSent; a
 /// connection, stream or child lost after any byte was written is TransportLost; an HTTP status is

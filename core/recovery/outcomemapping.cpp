@@ -24,6 +24,7 @@ CallOutcome stoppedOutcome(FailureKind kind, bool decisionUncertain, bool earlie
         outcome = CallOutcome::ToolError;
         break;
     case FailureKind::ProtocolError:
+    case FailureKind::Rejected:
         outcome = CallOutcome::ProtocolError;
         break;
     case FailureKind::NotSent:

@@ -1,6 +1,7 @@
 #include "retrypolicy.h"
 
 #include "jsonrpc/enumnames.h"
+#include "jsonrpc/protocolera.h"
 #include "jsonrpc/translation.h"
 
 #include <QJsonArray>
@@ -75,6 +76,41 @@ Decision decideRetryFailure(const ClassifiedFailure& failure, bool readOnly)
         reason = McpScope::tr("The retry failed as well. A call is sent at most twice, so it was not sent again.");
     }
     return make(RecoveryAction::Stop, "R7", reason, uncertain, heal);
+}
+
+/// R10 to R12 (RECOVERY.md §9): the 2026-07-28 server refused the request before processing it, so even a
+/// write may be sent once more where the refusal names something the client can change.
+Decision decideRejected(const ClassifiedFailure& failure)
+{
+    if (failure.rpcCode == Modern::UnsupportedProtocolVersion) {
+        const QJsonValue supported = failure.rpcData.toObject().value(QLatin1String("supported"));
+        QStringList versions;
+        for (const QJsonValue& version : supported.toArray())
+            versions.append(version.toString());
+        if (versions.contains(Modern::ProtocolVersion)) {
+            return make(RecoveryAction::RetryOnce, "R10",
+                McpScope::tr("The server refused the protocol version before running anything (-32022) and lists %1 "
+                             "among the versions it supports; the call is sent once more with %1.")
+                    .arg(Modern::ProtocolVersion));
+        }
+        return make(RecoveryAction::Stop, "R10",
+            McpScope::tr("The server refused the protocol version before running anything (-32022); it supports %1, "
+                         "none of which McpScope speaks in this era (%2), so the call was not sent again. Set the "
+                         "server's protocol era to legacy for 2025-11-25.")
+                .arg(versions.isEmpty() ? McpScope::tr("no version it named") : versions.join(QStringLiteral(", ")),
+                    Modern::ProtocolVersion));
+    }
+    if (failure.rpcCode == Modern::HeaderMismatch) {
+        return make(RecoveryAction::RelistThenRetry, "R11",
+            McpScope::tr("The server found the request's Mcp-* headers do not match its body before running anything "
+                         "(-32020); the tools are listed again for their header annotations, then the call is sent "
+                         "once more."));
+    }
+    return make(RecoveryAction::Stop, "R12",
+        McpScope::tr("The server refused the request before running anything (%1: %2); it is reported as it came and "
+                     "not sent again.")
+            .arg(failure.rpcCode)
+            .arg(failure.message));
 }
 
 } // namespace
@@ -200,6 +236,8 @@ Decision RetryPolicy::decide(
         }
         return make(RecoveryAction::Stop, "R8",
             McpScope::tr("The server answered with an error; it is reported as it came and not sent again."));
+    case FailureKind::Rejected:
+        return decideRejected(failure);
     case FailureKind::HttpError:
         if (failure.verdict == DispatchVerdict::Unknown) {
             return make(RecoveryAction::Stop, "R8",
@@ -230,6 +268,7 @@ constexpr EnumName<RecoveryAction> ActionEntries[] = {
     { RecoveryAction::StepUpThenRetry, u"step_up_then_retry" },
     { RecoveryAction::HealNoReplay, u"heal_no_replay" },
     { RecoveryAction::CancelNoRetry, u"cancel_no_retry" },
+    { RecoveryAction::RelistThenRetry, u"relist_then_retry" },
     { RecoveryAction::Stop, u"stop" },
     { RecoveryAction::FailFast, u"fail_fast" },
 };

@@ -22,7 +22,8 @@ enum class RecoveryAction {
     StepUpThenRetry, ///< R3: re-authorize with the challenge's scopes, then send again once
     HealNoReplay, ///< R5: heal the transport but never send the call again
     CancelNoRetry, ///< R6: notifications/cancelled went out; no retry
-    Stop, ///< R7, R8: no retry; report what happened
+    RelistThenRetry, ///< R11: list the tools again (their header annotations), then send again once
+    Stop, ///< R7, R8, R12: no retry; report what happened
     FailFast, ///< R9: the breaker is open; nothing was sent
 };
 

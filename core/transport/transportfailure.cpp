@@ -18,6 +18,7 @@ constexpr EnumName<FailureKind> FailureKindEntries[] = {
     { FailureKind::HttpError, u"http_error" },
     { FailureKind::ProtocolError, u"protocol_error" },
     { FailureKind::ToolError, u"tool_error" },
+    { FailureKind::Rejected, u"rejected" },
 };
 constexpr EnumNames<FailureKind> FailureKindNames(FailureKindEntries);
 

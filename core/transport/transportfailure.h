@@ -22,6 +22,9 @@ enum class FailureKind {
     HttpError,
     ProtocolError,
     ToolError,
+    /// 2026-07-28: a protocol error the spec raises before the request is processed (-32020 header mismatch,
+    /// -32022 unsupported version, -32601 unknown method); RECOVERY.md §9, rules R10 to R12.
+    Rejected,
 };
 
 /// Whether the server may have run the request (RECOVERY.md §1). Unknown unless proven otherwise.

@@ -148,6 +148,8 @@ private Q_SLOTS:
     void classify_data();
     void classify();
     void toolErrorKeepsTheServersText();
+    void modernRefusalsAreRejected_data();
+    void modernRefusalsAreRejected();
     void verdictForMatchesTheTable_data();
     void verdictForMatchesTheTable();
     void realHttpEvidence_data();
@@ -348,6 +350,43 @@ void TestFailureClassifier::toolErrorKeepsTheServersText()
     const auto classified = mcpscope::FailureClassifier::classify(reply, true);
     QVERIFY(classified);
     QCOMPARE(classified->message, QStringLiteral("disk full"));
+}
+
+void TestFailureClassifier::modernRefusalsAreRejected_data()
+{
+    QTest::addColumn<int>("code");
+    QTest::addColumn<bool>("modern");
+    QTest::addColumn<FailureKind>("kind");
+    QTest::addColumn<DispatchVerdict>("verdict");
+    // RECOVERY.md §9: the revision's pre-execution codes, only from a modern server; -32021 is raised after
+    // the handler ran (SDK v2, inside MRTR) and stays a ProtocolError, Unknown on a tools/call.
+    QTest::newRow("-32022 modern") << -32022 << true << FailureKind::Rejected << DispatchVerdict::NotDispatched;
+    QTest::newRow("-32020 modern") << -32020 << true << FailureKind::Rejected << DispatchVerdict::NotDispatched;
+    QTest::newRow("-32601 modern") << -32601 << true << FailureKind::Rejected << DispatchVerdict::NotDispatched;
+    QTest::newRow("-32021 modern") << -32021 << true << FailureKind::ProtocolError << DispatchVerdict::Unknown;
+    QTest::newRow("-32022 legacy") << -32022 << false << FailureKind::ProtocolError << DispatchVerdict::Unknown;
+}
+
+void TestFailureClassifier::modernRefusalsAreRejected()
+{
+    QFETCH(int, code);
+    QFETCH(bool, modern);
+    QFETCH(FailureKind, kind);
+    QFETCH(DispatchVerdict, verdict);
+    Reply reply;
+    reply.status = Status::RpcError;
+    reply.method = QStringLiteral("tools/call");
+    reply.error.code = code;
+    reply.error.message = QStringLiteral("refused");
+    reply.error.data = QJsonObject { { QStringLiteral("supported"), QJsonArray { QStringLiteral("2026-07-28") } } };
+    const auto classified = mcpscope::FailureClassifier::classify(reply, true, modern);
+    QVERIFY(classified);
+    QCOMPARE(classified->kind, kind);
+    QCOMPARE(classified->verdict, verdict);
+    if (kind == FailureKind::Rejected) {
+        QCOMPARE(classified->rpcCode, code);
+        QCOMPARE(classified->rpcData.toObject().value(QLatin1String("supported")).toArray().size(), 1);
+    }
 }
 
 void TestFailureClassifier::verdictForMatchesTheTable_data()

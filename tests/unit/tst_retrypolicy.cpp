@@ -1,5 +1,6 @@
 #include "recovery/retrypolicy.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QTest>
 
@@ -190,6 +191,8 @@ private Q_SLOTS:
     void reasonsArePlainSentences_data();
     void reasonsArePlainSentences();
     void actionNamesAreStable();
+    void modernRejections_data();
+    void modernRejections();
 };
 
 void TestRetryPolicy::decide_data()
@@ -453,6 +456,48 @@ void TestRetryPolicy::actionNamesAreStable()
     QCOMPARE(RetryPolicy::actionName(RecoveryAction::CancelNoRetry), QStringLiteral("cancel_no_retry"));
     QCOMPARE(RetryPolicy::actionName(RecoveryAction::Stop), QStringLiteral("stop"));
     QCOMPARE(RetryPolicy::actionName(RecoveryAction::FailFast), QStringLiteral("fail_fast"));
+    QCOMPARE(RetryPolicy::actionName(RecoveryAction::RelistThenRetry), QStringLiteral("relist_then_retry"));
+}
+
+void TestRetryPolicy::modernRejections_data()
+{
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QJsonValue>("data");
+    QTest::addColumn<int>("attempt");
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<QString>("rule");
+    const QJsonObject ours { { QStringLiteral("supported"), QJsonArray { QStringLiteral("2026-07-28") } } };
+    const QJsonObject others { { QStringLiteral("supported"), QJsonArray { QStringLiteral("2027-01-01") } } };
+    QTest::newRow("-32022 naming 2026-07-28: R10 retry")
+        << -32022 << QJsonValue(ours) << 1 << QStringLiteral("retry_once") << QStringLiteral("R10");
+    QTest::newRow("-32022 naming only others: R10 stop")
+        << -32022 << QJsonValue(others) << 1 << QStringLiteral("stop") << QStringLiteral("R10");
+    QTest::newRow("-32022 without data: R10 stop")
+        << -32022 << QJsonValue() << 1 << QStringLiteral("stop") << QStringLiteral("R10");
+    QTest::newRow("-32020: R11 re-list") << -32020 << QJsonValue() << 1 << QStringLiteral("relist_then_retry")
+                                         << QStringLiteral("R11");
+    QTest::newRow("-32601: R12 stop") << -32601 << QJsonValue() << 1 << QStringLiteral("stop") << QStringLiteral("R12");
+    QTest::newRow("-32022 on the retry: R7")
+        << -32022 << QJsonValue(ours) << 2 << QStringLiteral("stop") << QStringLiteral("R7");
+}
+
+void TestRetryPolicy::modernRejections()
+{
+    QFETCH(int, code);
+    QFETCH(QJsonValue, data);
+    QFETCH(int, attempt);
+    QFETCH(QString, action);
+    QFETCH(QString, rule);
+    ClassifiedFailure rejected = failureOf(FailureKind::Rejected, DispatchVerdict::NotDispatched, 400);
+    rejected.rpcCode = code;
+    rejected.rpcData = data;
+    // A write: the refusal came before anything ran, so even a write may go again, and never uncertain.
+    const ToolListing write { true, false, QJsonObject {} };
+    const Decision d = RetryPolicy::decide(rejected, RequestTools::toolCall(write, write), attempt, PolicySettings {});
+    QCOMPARE(RetryPolicy::actionName(d.action), action);
+    QCOMPARE(d.rule, rule);
+    QVERIFY(!d.outcomeUncertain);
+    QVERIFY2(d.reason.endsWith(QLatin1Char('.')), qPrintable(d.reason));
 }
 
 void TestRetryPolicy::unreadableAnswerIsNotCalledAnError()
