@@ -149,6 +149,10 @@ public:
     static QString kindName(FaultKind kind);
     /// Every kind's name, in the order above: what a fault picker offers.
     static QStringList kindNames();
+    /// The kinds that make sense against a 2025-11-25 server (the session faults) and against a 2026-07-28 one
+    /// (no session to expire: the refusals, and the response cuts that lose an answer after the server ran).
+    static QStringList legacyKindNames();
+    static QStringList modernKindNames();
     /// {"id", "kind", "count", "method"?, "tool"?, "delayMs"?}, as the control API speaks it.
     static QJsonObject faultToJson(const Fault& fault);
     /// Reads the control API's fault object; the id is not read. Returns nullopt with a reason on error.

@@ -86,6 +86,23 @@ QStringList FaultProxy::kindNames()
     return names;
 }
 
+QStringList FaultProxy::legacyKindNames()
+{
+    QStringList names = kindNames();
+    names.removeAll(kindName(FaultKind::UnsupportedVersion));
+    names.removeAll(kindName(FaultKind::HeaderMismatch));
+    return names;
+}
+
+QStringList FaultProxy::modernKindNames()
+{
+    // expire-before and expire-after answer "session not found", which a sessionless server never says.
+    QStringList names = kindNames();
+    names.removeAll(kindName(FaultKind::ExpireBefore));
+    names.removeAll(kindName(FaultKind::ExpireAfter));
+    return names;
+}
+
 QJsonObject FaultProxy::faultToJson(const Fault& fault)
 {
     QJsonObject object { { QStringLiteral("id"), qint64(fault.id) }, { QStringLiteral("kind"), kindName(fault.kind) },

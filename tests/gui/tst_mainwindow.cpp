@@ -334,6 +334,8 @@ void TestMainWindow::expireAfterOnWriteToolIsUncertainWithR5()
     auto* kind = m_window->findChild<QComboBox*>(QStringLiteral("faultKind"));
     QVERIFY(kind);
     QTRY_VERIFY(kind->findText(QStringLiteral("expire-after")) >= 0);
+    // A 2025-11-25 server is offered the session faults, not the 2026-07-28 refusals.
+    QCOMPARE(kind->findText(QStringLiteral("unsupported-version")), -1);
     kind->setCurrentIndex(kind->findText(QStringLiteral("expire-after")));
     auto* faultBar = m_window->findChild<QToolBar*>(QStringLiteral("faultBar"));
     auto* arm = m_window->findChild<QAction*>(QStringLiteral("armFault"));

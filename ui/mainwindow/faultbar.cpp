@@ -3,6 +3,7 @@
 #include "engine/serverconnection.h"
 #include "fault/faultproxy.h"
 #include "fault/stdiofault.h"
+#include "session/clientsession.h"
 
 #include <QComboBox>
 #include <QLabel>
@@ -86,7 +87,9 @@ void FaultBar::refresh()
         for (const EnumName<StdioFault>& fault : StdioFaultEntries)
             m_faultKind->addItem(fault.name.toString());
     } else if (c && c->faultProxy()) {
-        m_faultKind->addItems(FaultProxy::kindNames());
+        // A 2026-07-28 server has no session to expire: it is offered the modern faults in their place.
+        const bool modern = c->session() && c->session()->details().era == ProtocolEra::Modern;
+        m_faultKind->addItems(modern ? FaultProxy::modernKindNames() : FaultProxy::legacyKindNames());
     }
     m_faultKind->setCurrentText(current);
     m_faultKind->setEnabled(m_faultKind->count() > 0);

@@ -104,6 +104,10 @@ MainWindow::MainWindow(QWidget* parent)
 
     statusBar()->addPermanentWidget(m_log);
     connect(m_session, &WorkspaceSession::statusMessage, this, &MainWindow::setStatus);
+    // The fault list depends on the era the connection found (session faults or 2026-07-28 ones).
+    connect(engine(), &Engine::serverAdded, this, [this](ServerConnection* connection) {
+        connect(connection, &ServerConnection::ready, m_faultBar, &FaultBar::refresh);
+    });
     connect(engine(), &Engine::callUpdated, this, [this](const CallRecord& record) {
         m_calls->updateRecord(record);
         m_faultBar->refresh();
