@@ -15,6 +15,10 @@ void applyConformanceContext(const QString& scenario, const QJsonObject& context
         // auth/cross-app-access-complete-flow (SEP-990).
         options.grant = OAuthClient::Grant::CrossApp;
         options.crossApp = context;
+    } else if (context.contains(QLatin1String("valid_jwt"))) {
+        // auth/wif-jwt-bearer (SEP-1933): the workload JWT is the jwt-bearer assertion itself.
+        options.grant = OAuthClient::Grant::JwtBearer;
+        options.workloadJwt = context.value(QLatin1String("valid_jwt")).toString();
     } else if (scenario.startsWith(QLatin1String("auth/client-credentials"))) {
         // The same pre-registered id and secret as auth/pre-registration, for a machine-to-machine grant.
         options.grant = OAuthClient::Grant::ClientCredentials;

@@ -91,6 +91,7 @@ public:
         AuthorizationCode, ///< the default: a user authorizes in a browser (or the mock redirects at once)
         ClientCredentials, ///< machine to machine: client_secret_basic, or private_key_jwt with clientKeyPem
         CrossApp, ///< SEP-990: an IdP ID token exchanged for an ID-JAG (RFC 8693), then a jwt-bearer grant
+        JwtBearer, ///< SEP-1933 workload identity: a given workload JWT as an RFC 7523 jwt-bearer grant
     };
     enum class Browser { None, External };
 
@@ -106,6 +107,7 @@ public:
         /// For Grant::CrossApp: the conformance context's IdP fields (idp issuer/token endpoint, id token,
         /// the IdP client id and secret), as MCP_CONFORMANCE_CONTEXT gives them.
         QJsonObject crossApp;
+        QString workloadJwt; ///< For Grant::JwtBearer: the workload identity assertion
         QUrl clientMetadataUrl; ///< our Client ID Metadata Document, used when the server supports them
         QUrl redirectUri = QUrl(QStringLiteral("http://127.0.0.1/mcpscope/oauth/callback"));
         QString clientName = QStringLiteral("McpScope");

@@ -261,6 +261,13 @@ void OAuthClient::afterDiscovery()
             tr("Pre-registered client '%1' (cross-app access).").arg(m_options.clientId));
         requestCrossAppToken();
         return;
+    case Grant::JwtBearer:
+        skipStep(AuthStep::Kind::Registration, tr("Client registration"),
+            tr("Pre-registered client '%1' (workload identity).").arg(m_options.clientId));
+        setState(State::RequestingToken);
+        m_requestedScope = chooseScope();
+        requestJwtBearer(m_options.workloadJwt);
+        return;
     }
 }
 
