@@ -6,8 +6,8 @@
 // request in, and that one `write` ran exactly once, in that era. No mock: every byte is the peers'.
 
 #include "clirun.h"
-#include "ledger.h"
 #include "freeport.h"
+#include "ledger.h"
 
 #include <QDeadlineTimer>
 #include <QJsonDocument>
