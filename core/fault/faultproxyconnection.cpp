@@ -33,21 +33,6 @@ bool isLoopbackHost(const QString& host)
 }
 } // namespace
 
-QByteArray FaultProxyWire::sessionNotFound(const QJsonValue& id)
-{
-    return rpcError(id, -32001, QStringLiteral("Session not found"));
-}
-
-QByteArray FaultProxyWire::rpcError(const QJsonValue& id, int code, const QString& message, const QJsonValue& data)
-{
-    QJsonObject body { { QStringLiteral("code"), code }, { QStringLiteral("message"), message } };
-    if (!data.isUndefined())
-        body.insert(QStringLiteral("data"), data);
-    const QJsonObject error { { QStringLiteral("jsonrpc"), QStringLiteral("2.0") }, { QStringLiteral("error"), body },
-        { QStringLiteral("id"), id.isUndefined() ? QJsonValue(QJsonValue::Null) : id } };
-    return QJsonDocument(error).toJson(QJsonDocument::Compact);
-}
-
 QString FaultProxyWire::legacyStreamKey(const QByteArray& targetOrUrl)
 {
     const QUrl url = QUrl::fromEncoded(targetOrUrl.trimmed());

@@ -1,7 +1,10 @@
 #include "faultproxy.h"
+#include "faultproxyconnection.h"
 
 #include "jsonrpc/enumnames.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QStringList>
 
 #include <algorithm>
@@ -156,6 +159,22 @@ std::optional<FaultProxy::Fault> FaultProxy::faultFromJson(const QJsonObject& ob
     if (fault.kind == FaultKind::Delay && fault.delayMs <= 0)
         return failWith(tr("a delay fault needs \"delayMs\" above 0"));
     return fault;
+}
+
+// The JSON-RPC errors the proxy answers with in place of the server (expire-before, the 2026-07-28 refusals).
+QByteArray FaultProxyWire::sessionNotFound(const QJsonValue& id)
+{
+    return rpcError(id, -32001, QStringLiteral("Session not found"));
+}
+
+QByteArray FaultProxyWire::rpcError(const QJsonValue& id, int code, const QString& message, const QJsonValue& data)
+{
+    QJsonObject body { { QStringLiteral("code"), code }, { QStringLiteral("message"), message } };
+    if (!data.isUndefined())
+        body.insert(QStringLiteral("data"), data);
+    const QJsonObject error { { QStringLiteral("jsonrpc"), QStringLiteral("2.0") }, { QStringLiteral("error"), body },
+        { QStringLiteral("id"), id.isUndefined() ? QJsonValue(QJsonValue::Null) : id } };
+    return QJsonDocument(error).toJson(QJsonDocument::Compact);
 }
 
 } // namespace mcpscope
