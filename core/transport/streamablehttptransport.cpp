@@ -102,9 +102,11 @@ bool StreamableHttpTransport::dropRequest(const QJsonValue& id)
     if (!m_modern)
         return false;
     const QString key = idKey(id);
-    for (const auto& exchange : std::as_const(m_exchanges)) {
-        if (!exchange->isRequest || exchange->answered || idKey(exchange->id) != key)
+    for (const auto& listed : std::as_const(m_exchanges)) {
+        if (!listed->isRequest || listed->answered || idKey(listed->id) != key)
             continue;
+        // A copy: removeOne() below destroys the list's own pointer, which may be the last one.
+        const std::shared_ptr<Exchange> exchange = listed;
         // Closing the response stream is the revision's cancellation; nothing of it is reported.
         exchange->answered = true;
         m_exchanges.removeOne(exchange);
