@@ -10,6 +10,7 @@
 #include "mainwindow/authstepmodel.h"
 #include "mainwindow/authview.h"
 #include "mainwindow/mainwindow.h"
+#include "modalanswer.h"
 #include "protectedpeer.h"
 #include "testbrowser.h"
 
@@ -166,17 +167,14 @@ void TestAuthTab::authorizeFromTheTabShowsEveryStep()
         QVERIFY(!AuthView::detailText(step).contains(QString::fromLatin1(header.mid(7))));
 
     // Forget tokens asks first; No keeps them, Yes revokes them.
-    QTimer::singleShot(0, qApp, [] {
-        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
-            box->button(QMessageBox::No)->click();
-    });
+    bool asked = false;
+    mcpscope::test::pressOnNextMessageBox(QMessageBox::No, &asked);
     view->findChild<QPushButton*>(QStringLiteral("forgetTokens"))->click();
+    QVERIFY(asked);
     QCOMPARE(auth->state(), ServerAuth::State::Authorized);
-    QTimer::singleShot(0, qApp, [] {
-        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
-            box->button(QMessageBox::Yes)->click();
-    });
+    mcpscope::test::pressOnNextMessageBox(QMessageBox::Yes, &asked);
     view->findChild<QPushButton*>(QStringLiteral("forgetTokens"))->click();
+    QVERIFY(asked);
     QTRY_COMPARE_WITH_TIMEOUT(auth->state(), ServerAuth::State::None, 30000);
     QTRY_COMPARE(view->stateLine(), AuthView::stateText({}, 0));
     QVERIFY(!view->findChild<QPushButton*>(QStringLiteral("forgetTokens"))->isEnabled());

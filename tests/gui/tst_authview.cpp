@@ -6,6 +6,7 @@
 
 #include "mainwindow/authstepmodel.h"
 #include "mainwindow/authview.h"
+#include "modalanswer.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -107,15 +108,6 @@ QList<AuthStep> failedFlow()
 QPushButton* button(const AuthView& view, const char* name)
 {
     return view.findChild<QPushButton*>(QLatin1String(name));
-}
-
-/// Answers the next message box with answer, once it is up.
-void answerNextQuestion(QMessageBox::StandardButton answer)
-{
-    QTimer::singleShot(0, qApp, [answer] {
-        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
-            box->button(answer)->click();
-    });
 }
 
 } // namespace
@@ -357,11 +349,14 @@ void TestAuthView::forgetAsksFirst()
     view.setSummary(summary);
     view.show();
     QSignalSpy forget(&view, &AuthView::forgetRequested);
-    answerNextQuestion(QMessageBox::No);
+    bool asked = false;
+    mcpscope::test::pressOnNextMessageBox(QMessageBox::No, &asked);
     button(view, "forgetTokens")->click();
+    QVERIFY(asked);
     QCOMPARE(forget.size(), 0);
-    answerNextQuestion(QMessageBox::Yes);
+    mcpscope::test::pressOnNextMessageBox(QMessageBox::Yes, &asked);
     button(view, "forgetTokens")->click();
+    QVERIFY(asked);
     QCOMPARE(forget.size(), 1);
 }
 

@@ -6,6 +6,7 @@
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/theme.h"
 #include "mainwindow/workspacesession.h"
+#include "modalanswer.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -32,45 +33,10 @@
 using mcpscope::EmptyState;
 using mcpscope::MainWindow;
 using mcpscope::ServerConfig;
+using mcpscope::test::answerNextModal;
+using mcpscope::test::pressOnNextMessageBox;
 
 namespace {
-
-/// Runs answer(widget) on the next modal widget, once it is on screen (exec() shows it before its loop
-/// runs, so it is polled for a little). *seen tells whether one came.
-void answerNextModal(std::function<void(QWidget*)> answer, bool* seen)
-{
-    *seen = false;
-    auto polls = std::make_shared<int>(0);
-    auto poll = std::make_shared<std::function<void()>>();
-    *poll = [answer, seen, polls, weak = std::weak_ptr(poll)] {
-        QWidget* modal = QApplication::activeModalWidget();
-        if (!modal) {
-            if (const auto again = weak.lock(); again && ++*polls < 500)
-                QTimer::singleShot(10, *again);
-            return;
-        }
-        *seen = true;
-        answer(modal);
-    };
-    QTimer::singleShot(0, *poll);
-}
-
-/// Presses button on the next QMessageBox.
-void pressOnNextMessageBox(QMessageBox::StandardButton button, bool* seen, QString* text = nullptr)
-{
-    answerNextModal(
-        [button, text](QWidget* modal) {
-            auto* box = qobject_cast<QMessageBox*>(modal);
-            if (!box) {
-                modal->close();
-                return;
-            }
-            if (text)
-                *text = box->text();
-            box->button(button)->click();
-        },
-        seen);
-}
 
 QByteArray readAll(const QString& path)
 {

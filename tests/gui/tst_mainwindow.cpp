@@ -6,6 +6,7 @@
 #include "fault/faultproxy.h"
 #include "guienvironment.h"
 #include "mainwindow/mainwindow.h"
+#include "modalanswer.h"
 #include "models/callsmodel.h"
 #include "models/callsmodeldefs.h"
 #include "models/serverlistmodeldefs.h"
@@ -220,23 +221,15 @@ void TestMainWindow::addStdioServerThroughDialogAndCallEcho()
     // The dialog is modal: fill it from inside its own event loop, then press OK.
     bool filled = false;
     QString dialogProblem;
-    int polls = 0;
-    auto fill = std::make_shared<std::function<void()>>();
-    *fill = [&filled, &dialogProblem, &polls, name, weak = std::weak_ptr(fill)] {
-        auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
-        if (!dialog) {
-            // exec() shows the dialog before it runs its loop; poll a little in case it is late.
-            if (const auto again = weak.lock(); again && ++polls < 500)
-                QTimer::singleShot(10, *again);
-            return;
-        }
-        auto* nameEdit = dialog->findChild<QLineEdit*>(QStringLiteral("name"));
-        auto* command = dialog->findChild<QLineEdit*>(QStringLiteral("command"));
-        auto* args = dialog->findChild<QLineEdit*>(QStringLiteral("args"));
-        auto* buttons = dialog->findChild<QDialogButtonBox*>();
-        if (!nameEdit || !command || !args || !buttons) {
+    test::answerNextModal([&filled, &dialogProblem, name](QWidget* modal) {
+        auto* dialog = qobject_cast<QDialog*>(modal);
+        auto* nameEdit = modal->findChild<QLineEdit*>(QStringLiteral("name"));
+        auto* command = modal->findChild<QLineEdit*>(QStringLiteral("command"));
+        auto* args = modal->findChild<QLineEdit*>(QStringLiteral("args"));
+        auto* buttons = modal->findChild<QDialogButtonBox*>();
+        if (!dialog || !nameEdit || !command || !args || !buttons) {
             dialogProblem = QStringLiteral("a named field or the button box is missing");
-            dialog->reject();
+            modal->close();
             return;
         }
         QTest::keyClicks(nameEdit, name);
@@ -250,8 +243,7 @@ void TestMainWindow::addStdioServerThroughDialogAndCallEcho()
         }
         filled = true;
         QTest::mouseClick(ok, Qt::LeftButton);
-    };
-    QTimer::singleShot(0, *fill);
+    });
     QAction* newServer = actionByText(QStringLiteral("&New Server…"));
     QVERIFY(newServer);
     newServer->trigger();
