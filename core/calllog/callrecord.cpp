@@ -514,6 +514,28 @@ std::optional<CallOutcome> outcomeFromName(QStringView name)
     return OutcomeNames.fromName(name);
 }
 
+void CallAttempt::takeExchangeTiming()
+{
+    for (const HttpExchange& http : std::as_const(exchange.http)) {
+        if (http.connectedAt > 0) {
+            // A reused connection was ready when the attempt was sent: connect took 0 ms.
+            connectedAt = http.connectionReused ? sentAt : std::max(http.connectedAt, sentAt);
+            connectionReused = http.connectionReused;
+            break;
+        }
+    }
+    for (const HttpExchange& http : std::as_const(exchange.http)) {
+        if (http.firstByteAt > 0) {
+            firstByteAt = http.firstByteAt;
+            break;
+        }
+    }
+    for (const StdioLine& line : std::as_const(exchange.stdio)) {
+        if (!line.outgoing && firstByteAt == 0)
+            firstByteAt = line.at;
+    }
+}
+
 QJsonObject CallAttempt::toJson() const
 {
     return objectOf(*this);

@@ -61,6 +61,9 @@ struct CallAttempt
 
     /// How long the connection took before the request could go out (0 for a reused one or stdio).
     qint64 connectMs() const { return connectedAt > 0 && !connectionReused ? connectedAt - sentAt : 0; }
+    /// Sets connectedAt, connectionReused and firstByteAt from the wire exchange: the first HTTP request the
+    /// client timed, or the first stdio line that came back.
+    void takeExchangeTiming();
 
     QJsonObject toJson() const;
     static CallAttempt fromJson(const QJsonObject& object);

@@ -263,26 +263,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
         attempt.signal = reply.failure.exitCode;
     else if (reply.status == Reply::Status::Failed && reply.failure.exitCode >= 0)
         attempt.exitCode = reply.failure.exitCode;
-    // When the answer began to arrive: the wire exchange knows (HTTP response start, stdio answer line).
-    // And when the connection it went out on was ready: the first request the client timed.
-    for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
-        if (http.connectedAt > 0) {
-            // A reused connection was ready when the attempt was sent: connect took 0 ms.
-            attempt.connectedAt = http.connectionReused ? attempt.sentAt : std::max(http.connectedAt, attempt.sentAt);
-            attempt.connectionReused = http.connectionReused;
-            break;
-        }
-    }
-    for (const HttpExchange& http : std::as_const(attempt.exchange.http)) {
-        if (http.firstByteAt > 0) {
-            attempt.firstByteAt = http.firstByteAt;
-            break;
-        }
-    }
-    for (const StdioLine& line : std::as_const(attempt.exchange.stdio)) {
-        if (!line.outgoing && attempt.firstByteAt == 0)
-            attempt.firstByteAt = line.at;
-    }
+    attempt.takeExchangeTiming();
     if (attempt.firstByteAt == 0 && (reply.status == Reply::Status::Ok || reply.status == Reply::Status::RpcError))
         attempt.firstByteAt = attempt.endedAt;
     CircuitBreaker* breaker = m_connection->breaker();
@@ -321,9 +302,11 @@ void CallRunner::onAttemptReply(const Reply& reply)
         = reply.status == Reply::Status::Ok ? tr("the tool reported an error (isError: true)") : reply.describe();
     if (failure->kind == FailureKind::ToolError)
         r.result = reply.result;
-    if (reply.status == Reply::Status::RpcError)
+    if (reply.status == Reply::Status::RpcError) {
         r.error = reply.error.toJson();
-    else if (reply.status != Reply::Status::Ok)
+        if (attemptSession && attemptSession->isModern())
+            explainModernError(reply);
+    } else if (reply.status != Reply::Status::Ok)
         r.error = { { QStringLiteral("message"), reply.describe() },
             { QStringLiteral("failureKind"), failureKindName(failure->kind) } };
 
@@ -381,6 +364,13 @@ void CallRunner::onAttemptReply(const Reply& reply)
         } else {
             retryIfStillRouted(false, CallOutcome::ProtocolError);
         }
+        return;
+    case RecoveryAction::ReprobeThenRetry:
+        // R13: a fresh connection probes the era again (server/discover first); the retry goes out in the era
+        // it finds, and the routing guard still stops it when the tool is gone from the new listing.
+        m_connection->forgetEra();
+        healThen(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)),
+            [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::ProtocolError); });
         return;
     case RecoveryAction::ReconnectThenRetry:
         healThen(ReconnectWaitMs,

@@ -51,6 +51,8 @@ Q_SIGNALS:
     void ending(const QString& callId);
 
 private:
+    /// A 2026-07-28 error code of the revision's own: its explanation goes on the record and the timeline.
+    void explainModernError(const Reply& reply);
     void startAttempt();
     /// The connection needs authorization (NeedsAuth): join the flow, then send once a session is ready.
     void waitForAuthorization();

@@ -1,6 +1,7 @@
 #include "callrunner.h"
 
 #include "calllog/callsummary.h"
+#include "jsonrpc/protocolera.h"
 #include "serverconnection.h"
 
 #include <QDateTime>
@@ -137,6 +138,19 @@ void CallRunner::sendRound(const QJsonObject& inputResponses, const QJsonValue& 
 void CallRunner::resend()
 {
     send(attemptOptions());
+}
+
+void CallRunner::explainModernError(const Reply& reply)
+{
+    // Over HTTP the revision's refusals come as 4xx error bodies: the status is on the wire exchange.
+    int status = reply.failure.httpStatus;
+    if (!reply.exchange.http.isEmpty() && status == 0)
+        status = reply.exchange.http.last().status;
+    const QString why = Modern::explainError(reply.error, status, m_record.method);
+    if (why.isEmpty())
+        return;
+    m_record.error.insert(QStringLiteral("explanation"), why);
+    noteEvent(QDateTime::currentMSecsSinceEpoch(), QStringLiteral("explanation"), why);
 }
 
 } // namespace mcpscope

@@ -78,7 +78,10 @@ public:
     const ServerConfig& config() const { return m_config; }
     /// The replay policy this server's config asks for: what the engine decides with and what the
     /// tools table and the CLI show as "on expiry".
-    PolicySettings policy() const { return PolicySettings { m_config.idempotentReplay }; }
+    PolicySettings policy() const
+    {
+        return PolicySettings { m_config.idempotentReplay, m_config.era == ProtocolEra::Auto };
+    }
     QString name() const { return m_config.name; }
     /// Replacing the configuration bumps the generation (the routing guard of RECOVERY.md §4 reads it).
     void setConfig(const ServerConfig& config);
@@ -87,6 +90,9 @@ public:
     /// An MRTR input request (2026-07-28) of the call callId, answered as the server's own requests are: the
     /// connection's roots, else the engine's responder (the panels, the CLI's script), told which call asks.
     void answerInputRequest(const QString& callId, const JsonRpcMessage& request, ClientResponder::Reply reply);
+    /// R13 (RECOVERY.md §9): the server answered in the other era, so the era it was cached as is forgotten
+    /// and the next session probes it again (only in era auto; a fixed era is the user's word).
+    void forgetEra();
     /// Makes this connection redact with redactor (the engine's, shared by all its servers) and teaches
     /// it this server's secrets.
     void shareRedactor(std::shared_ptr<Redactor> redactor);

@@ -88,6 +88,12 @@ void ServerConnection::noteEra(const ClientSession* session)
     Q_EMIT eraDetected(era);
 }
 
+void ServerConnection::forgetEra()
+{
+    if (m_config.era == ProtocolEra::Auto)
+        m_config.knownEra.reset();
+}
+
 bool ServerConnection::reprobeEra()
 {
     // Only a cached legacy era skips the probe; a cached modern one is probed (and corrected) every time.

@@ -67,6 +67,13 @@ class FaultProxyConnection;
 /// - unsupported-version (2026-07-28): answers 400 with the JSON-RPC error -32022 (data.supported lists
 ///   2026-07-28) without forwarding: the pre-execution refusal of RECOVERY.md §9, rule R10.
 /// - header-mismatch (2026-07-28): answers 400 with the JSON-RPC error -32020 without forwarding (R11).
+/// - drop-response-stream (2026-07-28): drop-stream under the revision's name: forwards, lets the server run
+///   the request, then ends the response stream without the answer. The revision has no resumption, so the
+///   client is left with a broken response stream after the call ran (TransportLost, R4 or R5).
+/// - era-flip: answers like a server of the other protocol era, without forwarding (RECOVERY.md §9, R13): a
+///   2026-07-28 request (no Mcp-Session-Id) gets the 400 a legacy server's session gate sends ("Bad Request:
+///   Server not initialized", -32000, id null, as the TypeScript SDK v1 answers); a 2025-11-25 request
+///   (with Mcp-Session-Id, or initialize) gets the 400 -32022 of a 2026-07-28-only server.
 /// Against a server with an event store, cut-after and drop-stream leave a Last-Event-ID behind, so a
 /// client may legitimately resume the stream (a GET that passes through) and still get its answer.
 ///
@@ -100,7 +107,9 @@ public:
         CloseBeforeHead,
         RstBeforeHead,
         UnsupportedVersion,
-        HeaderMismatch
+        HeaderMismatch,
+        DropResponseStream,
+        EraFlip
     };
     Q_ENUM(FaultKind)
 

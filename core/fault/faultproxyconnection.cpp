@@ -179,19 +179,24 @@ void FaultProxyConnection::handleRequest()
             }
         }
     }
-    const bool forwards = !m_fault
-        || (m_fault->kind != FaultProxy::FaultKind::ExpireBefore && m_fault->kind != FaultProxy::FaultKind::Auth401
-            && m_fault->kind != FaultProxy::FaultKind::UnsupportedVersion
-            && m_fault->kind != FaultProxy::FaultKind::HeaderMismatch);
-    if (forwards && !callId.isEmpty())
+    const bool legacyRequest = !HttpWire::header(m_request->headers, "Mcp-Session-Id").isEmpty()
+        || m_rpcMethod == QLatin1String("initialize");
+    const std::optional<FaultProxyWire::Refusal> refused
+        = m_fault ? FaultProxyWire::refusal(m_fault->kind, m_rpcId, m_proxy->port(), legacyRequest) : std::nullopt;
+    if (!refused && !callId.isEmpty())
         m_proxy->noteForwarded(callId, attempt);
     if (!m_fault)
         return forward(Mode::Pass);
+    if (refused) {
+        respondFault(m_fault->kind, refused->status, refused->headers, refused->body);
+        return;
+    }
 
     switch (m_fault->kind) {
     case FaultProxy::FaultKind::ExpireAfter:
     case FaultProxy::FaultKind::CutAfter:
     case FaultProxy::FaultKind::DropStream:
+    case FaultProxy::FaultKind::DropResponseStream:
     case FaultProxy::FaultKind::CloseBeforeHead:
     case FaultProxy::FaultKind::RstBeforeHead:
         // A legacy server answers this POST with 202 and the response on the session's event stream,
@@ -206,30 +211,11 @@ void FaultProxyConnection::handleRequest()
 
     switch (m_fault->kind) {
     case FaultProxy::FaultKind::ExpireBefore:
-        respondFault(m_fault->kind, 404, { { "Content-Type", "application/json" } }, sessionNotFound(m_rpcId));
-        return;
-    case FaultProxy::FaultKind::Auth401: {
-        const QByteArray challenge = "Bearer resource_metadata=\"http://127.0.0.1:"
-            + QByteArray::number(m_proxy->port()) + "/.well-known/oauth-protected-resource\"";
-        const QJsonObject error { { QStringLiteral("error"), QStringLiteral("invalid_token") },
-            { QStringLiteral("error_description"),
-                QStringLiteral("Authorization required (injected by the McpScope fault proxy)") } };
-        respondFault(m_fault->kind, 401, { { "Content-Type", "application/json" }, { "WWW-Authenticate", challenge } },
-            QJsonDocument(error).toJson(QJsonDocument::Compact));
-        return;
-    }
+    case FaultProxy::FaultKind::Auth401:
     case FaultProxy::FaultKind::UnsupportedVersion:
-        respondFault(m_fault->kind, 400, { { "Content-Type", "application/json" } },
-            FaultProxyWire::rpcError(m_rpcId, -32022,
-                QStringLiteral("Unsupported protocol version (injected by the McpScope fault proxy)"),
-                QJsonObject { { QStringLiteral("supported"), QJsonArray { QStringLiteral("2026-07-28") } } }));
-        return;
     case FaultProxy::FaultKind::HeaderMismatch:
-        respondFault(m_fault->kind, 400, { { "Content-Type", "application/json" } },
-            FaultProxyWire::rpcError(m_rpcId, -32020,
-                QStringLiteral("Header mismatch: Mcp-Name does not match the body (injected by the McpScope fault "
-                               "proxy)")));
-        return;
+    case FaultProxy::FaultKind::EraFlip:
+        return; // answered above, without forwarding
     case FaultProxy::FaultKind::Delay: {
         fire();
         const quint64 generation = m_generation;
@@ -244,6 +230,7 @@ void FaultProxyConnection::handleRequest()
     case FaultProxy::FaultKind::CutAfter:
         return forward(Mode::CutAfter);
     case FaultProxy::FaultKind::DropStream:
+    case FaultProxy::FaultKind::DropResponseStream:
         return forward(Mode::DropStream);
     case FaultProxy::FaultKind::CloseBeforeHead:
         return forward(Mode::CloseBeforeHead);

@@ -28,6 +28,18 @@ QByteArray rpcError(const QJsonValue& id, int code, const QString& message, cons
 /// What ties a legacy POST to its event stream: the path and query of the POST endpoint, which carries the
 /// session (the SDK's "/messages?sessionId=…"). Works for a target and for an endpoint event's URL alike.
 QString legacyStreamKey(const QByteArray& targetOrUrl);
+/// The answer the proxy gives in place of the server for a fault that never forwards.
+struct Refusal
+{
+    int status = 0;
+    HttpWire::HeaderList headers;
+    QByteArray body;
+};
+/// The refusal a non-forwarding kind answers request id with (expire-before, auth-401, the 2026-07-28
+/// refusals, era-flip); nullopt for a kind that forwards. proxyPort names the proxy in auth-401's
+/// challenge. legacyRequest: the request was a 2025-11-25 one (it carried Mcp-Session-Id, or is initialize),
+/// which era-flip answers like a 2026-07-28-only server; any other it answers like a legacy server.
+std::optional<Refusal> refusal(FaultProxy::FaultKind kind, const QJsonValue& id, quint16 proxyPort, bool legacyRequest);
 } // namespace FaultProxyWire
 
 /// One client connection: reads its requests one after another and answers each through its own

@@ -143,7 +143,8 @@ void FaultProxyConnection::relayStreamEvents(bool atEnd)
                 continue;
             withheld = true;
             const FaultProxy::FaultKind kind = taken->fault.kind;
-            if (kind != FaultProxy::FaultKind::CutAfter && kind != FaultProxy::FaultKind::DropStream)
+            if (kind != FaultProxy::FaultKind::CutAfter && kind != FaultProxy::FaultKind::DropStream
+                && kind != FaultProxy::FaultKind::DropResponseStream)
                 continue;
             // The session's stream breaks where the answer would be: halfway through it, or cleanly before it.
             if (kind == FaultProxy::FaultKind::CutAfter)
@@ -256,6 +257,15 @@ void FaultProxyConnection::completeFault()
             relaySseBlocks(true);
             if (!live(generation))
                 return;
+        } else if (m_fault && m_fault->kind == FaultProxy::FaultKind::DropResponseStream) {
+            // A JSON answer is the response stream of 2026-07-28: its head promises the body, which never
+            // comes (the connection closes), so the client sees the stream break after the call ran.
+            sendHead(m_response->status, m_response->reason, HttpWire::endToEndHeaders(m_response->headers),
+                Framing::Length, m_held.size());
+            fire();
+            if (live(generation))
+                cutClient();
+            return;
         } else {
             sendHead(m_response->status, m_response->reason, HttpWire::endToEndHeaders(m_response->headers),
                 Framing::Length, 0);

@@ -3,6 +3,7 @@
 
 #include "jsonrpc/enumnames.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStringList>
@@ -23,6 +24,8 @@ constexpr EnumName<FaultProxy::FaultKind> KindEntries[] = {
     { FaultProxy::FaultKind::RstBeforeHead, u"rst-before-head" },
     { FaultProxy::FaultKind::UnsupportedVersion, u"unsupported-version" },
     { FaultProxy::FaultKind::HeaderMismatch, u"header-mismatch" },
+    { FaultProxy::FaultKind::DropResponseStream, u"drop-response-stream" },
+    { FaultProxy::FaultKind::EraFlip, u"era-flip" },
 };
 constexpr EnumNames<FaultProxy::FaultKind> KindNames(KindEntries);
 } // namespace
@@ -94,6 +97,7 @@ QStringList FaultProxy::legacyKindNames()
     QStringList names = kindNames();
     names.removeAll(kindName(FaultKind::UnsupportedVersion));
     names.removeAll(kindName(FaultKind::HeaderMismatch));
+    names.removeAll(kindName(FaultKind::DropResponseStream));
     return names;
 }
 
@@ -103,6 +107,8 @@ QStringList FaultProxy::modernKindNames()
     QStringList names = kindNames();
     names.removeAll(kindName(FaultKind::ExpireBefore));
     names.removeAll(kindName(FaultKind::ExpireAfter));
+    // Its 2026-07-28 name: the revision has no stream resumption, so the drop always loses the answer.
+    names.removeAll(kindName(FaultKind::DropStream));
     return names;
 }
 
@@ -165,6 +171,45 @@ std::optional<FaultProxy::Fault> FaultProxy::faultFromJson(const QJsonObject& ob
 QByteArray FaultProxyWire::sessionNotFound(const QJsonValue& id)
 {
     return rpcError(id, -32001, QStringLiteral("Session not found"));
+}
+
+std::optional<FaultProxyWire::Refusal> FaultProxyWire::refusal(
+    FaultProxy::FaultKind kind, const QJsonValue& id, quint16 proxyPort, bool legacyRequest)
+{
+    const HttpWire::HeaderList json { { "Content-Type", "application/json" } };
+    const auto unsupportedVersion = [&] {
+        return Refusal { 400, json,
+            rpcError(id, -32022, QStringLiteral("Unsupported protocol version (injected by the McpScope fault proxy)"),
+                QJsonObject { { QStringLiteral("supported"), QJsonArray { QStringLiteral("2026-07-28") } } }) };
+    };
+    switch (kind) {
+    case FaultProxy::FaultKind::ExpireBefore:
+        return Refusal { 404, json, sessionNotFound(id) };
+    case FaultProxy::FaultKind::Auth401: {
+        const QByteArray challenge = "Bearer resource_metadata=\"http://127.0.0.1:" + QByteArray::number(proxyPort)
+            + "/.well-known/oauth-protected-resource\"";
+        const QJsonObject error { { QStringLiteral("error"), QStringLiteral("invalid_token") },
+            { QStringLiteral("error_description"),
+                QStringLiteral("Authorization required (injected by the McpScope fault proxy)") } };
+        return Refusal { 401, { { "Content-Type", "application/json" }, { "WWW-Authenticate", challenge } },
+            QJsonDocument(error).toJson(QJsonDocument::Compact) };
+    }
+    case FaultProxy::FaultKind::UnsupportedVersion:
+        return unsupportedVersion();
+    case FaultProxy::FaultKind::HeaderMismatch:
+        return Refusal { 400, json,
+            rpcError(id, -32020,
+                QStringLiteral(
+                    "Header mismatch: Mcp-Name does not match the body (injected by the McpScope fault proxy)")) };
+    case FaultProxy::FaultKind::EraFlip:
+        if (legacyRequest)
+            return unsupportedVersion();
+        // The session gate answers before it reads the request's id.
+        return Refusal { 400, json,
+            rpcError(QJsonValue::Null, -32000, QStringLiteral("Bad Request: Server not initialized")) };
+    default:
+        return std::nullopt;
+    }
 }
 
 QByteArray FaultProxyWire::rpcError(const QJsonValue& id, int code, const QString& message, const QJsonValue& data)

@@ -59,6 +59,10 @@ inline bool isNamedMethod(QStringView method)
 {
     return method == u"tools/call" || method == u"resources/read" || method == u"prompts/get";
 }
+/// Plain words for the revision's own errors (-32020, -32021, -32022, and -32601, which arrives as HTTP 404):
+/// what the server said and what to do about it, for the result view and the call's timeline. Empty for any
+/// other code. httpStatus: the status the error came with over HTTP (0 over stdio); method: the request's.
+QString explainError(const JsonRpcError& error, int httpStatus, const QString& method);
 /// Whether an error is one only a 2026-07-28 server raises: what era detection may trust.
 inline bool isRecognizedModernError(const JsonRpcError& error)
 {

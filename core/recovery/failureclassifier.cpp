@@ -26,6 +26,27 @@ QString toolErrorText(const QJsonObject& result)
     return parts.join(QLatin1Char('\n'));
 }
 
+/// A -32022 refusal naming 2026-07-28 among the versions it supports: what a modern-only server answers a
+/// 2025-11-25 request with. The JSON-RPC error object, as delivered or as an HTTP error body.
+bool refusesLegacyForModern(const QJsonObject& error)
+{
+    if (error.value(QLatin1String("code")) != QJsonValue(Modern::UnsupportedProtocolVersion))
+        return false;
+    const QJsonArray supported
+        = error.value(QLatin1String("data")).toObject().value(QLatin1String("supported")).toArray();
+    return supported.contains(QJsonValue(Modern::ProtocolVersion));
+}
+
+ClassifiedFailure eraMismatch(const QString& message, int httpStatus)
+{
+    ClassifiedFailure classified;
+    classified.kind = FailureKind::EraMismatch;
+    classified.verdict = DispatchVerdict::NotDispatched;
+    classified.httpStatus = httpStatus;
+    classified.message = message;
+    return classified;
+}
+
 } // namespace
 
 FailureKind FailureClassifier::kindOf(const TransportFailure& failure)
@@ -64,6 +85,7 @@ DispatchVerdict FailureClassifier::verdictFor(FailureKind kind, int httpStatus, 
     case FailureKind::AuthRequired:
     case FailureKind::InsufficientScope:
     case FailureKind::Rejected:
+    case FailureKind::EraMismatch:
         return DispatchVerdict::NotDispatched;
     case FailureKind::HttpError:
         // Only a 4xx is a refusal; a 5xx (or anything stranger) may have come after the work ran.
@@ -99,6 +121,8 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
         return classified;
     }
     case Reply::Status::RpcError:
+        if (!modern && refusesLegacyForModern(reply.error.toJson()))
+            return eraMismatch(reply.failure.message.isEmpty() ? reply.describe() : reply.failure.message, 0);
         // 2026-07-28 defines codes that are raised before anything runs (RECOVERY.md §9): structured codes of
         // the protocol, not server text. -32021 is not one of them (the SDK v2 raises it inside MRTR, after
         // the handler ran), so it stays a ProtocolError below.
@@ -127,6 +151,15 @@ std::optional<ClassifiedFailure> FailureClassifier::classify(const Reply& reply,
     }
 
     const TransportFailure& failure = reply.failure;
+    // The other era's refusals (RECOVERY.md §9, EraMismatch): structured shapes of the protocol and of the
+    // official SDK's session gate, each raised before the request is processed.
+    if (failure.event == TransportEvent::HttpStatus && failure.httpStatus == 400 && failure.sessionId.isEmpty()
+        && modern && isLegacySessionGateBody(failure.bodyExcerpt))
+        return eraMismatch(reply.describe(), failure.httpStatus);
+    if (failure.event == TransportEvent::HttpStatus && failure.httpStatus >= 400 && failure.httpStatus < 500 && !modern
+        && refusesLegacyForModern(
+            QJsonDocument::fromJson(failure.bodyExcerpt).object().value(QLatin1String("error")).toObject()))
+        return eraMismatch(reply.describe(), failure.httpStatus);
     classified.kind = kindOf(failure);
     classified.httpStatus = failure.httpStatus;
     classified.message = reply.describe();

@@ -25,6 +25,7 @@ CallOutcome stoppedOutcome(FailureKind kind, bool decisionUncertain, bool earlie
         break;
     case FailureKind::ProtocolError:
     case FailureKind::Rejected:
+    case FailureKind::EraMismatch:
         outcome = CallOutcome::ProtocolError;
         break;
     case FailureKind::NotSent:

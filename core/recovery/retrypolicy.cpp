@@ -238,6 +238,20 @@ Decision RetryPolicy::decide(
             McpScope::tr("The server answered with an error; it is reported as it came and not sent again."));
     case FailureKind::Rejected:
         return decideRejected(failure);
+    case FailureKind::EraMismatch:
+        if (!settings.eraDetectable) {
+            return make(RecoveryAction::Stop, "R13",
+                McpScope::tr("The server answered like a server of the other protocol era before running anything "
+                             "(%1). Its era is set by hand, so probing cannot change it; the call was not sent "
+                             "again. Set the server's protocol era to auto, or to the era it speaks.")
+                    .arg(failure.message));
+        }
+        return make(RecoveryAction::ReprobeThenRetry, "R13",
+            McpScope::tr("The server answered like a server of the other protocol era before running anything (%1); "
+                         "its era is probed again on a fresh connection, then the call is sent once more in the "
+                         "era it speaks now.")
+                .arg(failure.message),
+            false, true);
     case FailureKind::HttpError:
         if (failure.verdict == DispatchVerdict::Unknown) {
             return make(RecoveryAction::Stop, "R8",
@@ -269,6 +283,7 @@ constexpr EnumName<RecoveryAction> ActionEntries[] = {
     { RecoveryAction::HealNoReplay, u"heal_no_replay" },
     { RecoveryAction::CancelNoRetry, u"cancel_no_retry" },
     { RecoveryAction::RelistThenRetry, u"relist_then_retry" },
+    { RecoveryAction::ReprobeThenRetry, u"reprobe_then_retry" },
     { RecoveryAction::Stop, u"stop" },
     { RecoveryAction::FailFast, u"fail_fast" },
 };

@@ -13,6 +13,8 @@ struct PolicySettings
 {
     /// Also replay tools whose idempotentHint is exactly true. Off by default; the UI shows it when on.
     bool idempotentReplay = false;
+    /// The server's protocol era is auto, so R13 may probe it again; a fixed era cannot change by probing.
+    bool eraDetectable = true;
 };
 
 enum class RecoveryAction {
@@ -23,7 +25,8 @@ enum class RecoveryAction {
     HealNoReplay, ///< R5: heal the transport but never send the call again
     CancelNoRetry, ///< R6: notifications/cancelled went out; no retry
     RelistThenRetry, ///< R11: list the tools again (their header annotations), then send again once
-    Stop, ///< R7, R8, R12: no retry; report what happened
+    ReprobeThenRetry, ///< R13: forget the cached era, probe it again with a fresh connection, then send again once
+    Stop, ///< R7, R8, R12, R13 (fixed era): no retry; report what happened
     FailFast, ///< R9: the breaker is open; nothing was sent
 };
 

@@ -126,6 +126,10 @@ bool StreamableHttpTransport::deliverErrorBody(const std::shared_ptr<Exchange>& 
     if (!m_modern || !exchange->isRequest || exchange->answered || status < 400 || status >= 500 || status == 401
         || status == 403 || exchange->body.isEmpty())
         return false;
+    // A legacy server's session gate answering this sessionless request stays HTTP evidence: it says which era
+    // the server speaks (RECOVERY.md §9, EraMismatch), not what the request did.
+    if (isLegacySessionGateBody(exchange->body))
+        return false;
     DecodeResult decoded = JsonRpcCodec::decode(exchange->body);
     if (!decoded || decoded.message.type != JsonRpcMessage::Type::ErrorResponse)
         return false;

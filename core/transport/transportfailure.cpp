@@ -19,6 +19,7 @@ constexpr EnumName<FailureKind> FailureKindEntries[] = {
     { FailureKind::ProtocolError, u"protocol_error" },
     { FailureKind::ToolError, u"tool_error" },
     { FailureKind::Rejected, u"rejected" },
+    { FailureKind::EraMismatch, u"era_mismatch" },
 };
 constexpr EnumNames<FailureKind> FailureKindNames(FailureKindEntries);
 
@@ -71,17 +72,36 @@ QString transportEventName(TransportEvent event)
     return TransportEventNames.name(event);
 }
 
-bool isSdkNoValidSessionBody(const QByteArray& body)
+namespace {
+
+/// The message of a JSON-RPC error body whose code is -32000; empty for any other body.
+QString sessionGateMessage(const QByteArray& body)
 {
     const QJsonDocument document = QJsonDocument::fromJson(body);
     if (!document.isObject())
-        return false;
+        return {};
     const QJsonObject object = document.object();
     const QJsonObject error = object.value(QLatin1String("error")).toObject();
     // The SDK's examples answer id null, server-everything echoes the request's id; both are that shape.
-    return object.value(QLatin1String("jsonrpc")) == QLatin1String("2.0") && !object.contains(QLatin1String("result"))
-        && error.value(QLatin1String("code")) == QJsonValue(-32000)
-        && error.value(QLatin1String("message")) == QLatin1String("Bad Request: No valid session ID provided");
+    if (object.value(QLatin1String("jsonrpc")) != QLatin1String("2.0") || object.contains(QLatin1String("result"))
+        || error.value(QLatin1String("code")) != QJsonValue(-32000))
+        return {};
+    return error.value(QLatin1String("message")).toString();
+}
+
+} // namespace
+
+bool isSdkNoValidSessionBody(const QByteArray& body)
+{
+    return sessionGateMessage(body) == QLatin1String("Bad Request: No valid session ID provided");
+}
+
+bool isLegacySessionGateBody(const QByteArray& body)
+{
+    const QString message = sessionGateMessage(body);
+    return message == QLatin1String("Bad Request: No valid session ID provided")
+        || message == QLatin1String("Bad Request: Server not initialized")
+        || message == QLatin1String("Bad Request: Mcp-Session-Id header is required");
 }
 
 bool TransportFailure::sessionRefused() const

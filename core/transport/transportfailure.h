@@ -25,6 +25,10 @@ enum class FailureKind {
     /// 2026-07-28: a protocol error the spec raises before the request is processed (-32020 header mismatch,
     /// -32022 unsupported version, -32601 unknown method); RECOVERY.md §9, rules R10 to R12.
     Rejected,
+    /// A server spoken to in one era answered like a server of the other (RECOVERY.md §9, rule R13): a
+    /// 2026-07-28 request refused at a legacy server's session gate, or a 2025-11-25 request refused with
+    /// -32022 naming 2026-07-28. Either refusal comes before anything runs.
+    EraMismatch,
 };
 
 /// Whether the server may have run the request (RECOVERY.md §1). Unknown unless proven otherwise.
@@ -88,6 +92,13 @@ struct TransportFailure
 /// Whether an HTTP 400 body is the TypeScript SDK's "no valid session" answer: a JSON-RPC error with
 /// code -32000 and exactly that message. Any other 400 says nothing about the session, whatever its text.
 bool isSdkNoValidSessionBody(const QByteArray& body);
+
+/// Whether an HTTP 400 body is a legacy (2025-11-25) server's session gate refusing a request that carried
+/// no Mcp-Session-Id: a JSON-RPC error -32000 with one of the exact messages the TypeScript SDK v1 and
+/// server-everything send ("Bad Request: No valid session ID provided", "Bad Request: Server not
+/// initialized", "Bad Request: Mcp-Session-Id header is required"). To a sessionless 2026-07-28 request that
+/// is the server answering in the other era, before running anything (RECOVERY.md §9, EraMismatch).
+bool isLegacySessionGateBody(const QByteArray& body);
 
 } // namespace mcpscope
 

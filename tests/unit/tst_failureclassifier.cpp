@@ -150,6 +150,8 @@ private Q_SLOTS:
     void toolErrorKeepsTheServersText();
     void modernRefusalsAreRejected_data();
     void modernRefusalsAreRejected();
+    void otherErasRefusalIsEraMismatch_data();
+    void otherErasRefusalIsEraMismatch();
     void verdictForMatchesTheTable_data();
     void verdictForMatchesTheTable();
     void realHttpEvidence_data();
@@ -364,7 +366,71 @@ void TestFailureClassifier::modernRefusalsAreRejected_data()
     QTest::newRow("-32020 modern") << -32020 << true << FailureKind::Rejected << DispatchVerdict::NotDispatched;
     QTest::newRow("-32601 modern") << -32601 << true << FailureKind::Rejected << DispatchVerdict::NotDispatched;
     QTest::newRow("-32021 modern") << -32021 << true << FailureKind::ProtocolError << DispatchVerdict::Unknown;
-    QTest::newRow("-32022 legacy") << -32022 << false << FailureKind::ProtocolError << DispatchVerdict::Unknown;
+    // To a 2025-11-25 request, a -32022 naming 2026-07-28 is a modern-only server refusing the era (R13).
+    QTest::newRow("-32022 legacy") << -32022 << false << FailureKind::EraMismatch << DispatchVerdict::NotDispatched;
+    QTest::newRow("-32020 legacy") << -32020 << false << FailureKind::ProtocolError << DispatchVerdict::Unknown;
+}
+
+void TestFailureClassifier::otherErasRefusalIsEraMismatch_data()
+{
+    QTest::addColumn<bool>("modern");
+    QTest::addColumn<QString>("sessionId");
+    QTest::addColumn<int>("httpStatus");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<FailureKind>("kind");
+    // QByteArray, not auto: a QStringBuilder would outlive the temporaries it points into.
+    const auto gate = [](const char* message) -> QByteArray {
+        return QByteArray(R"({"jsonrpc":"2.0","error":{"code":-32000,"message":")") + message
+            + QByteArray(R"("},"id":null})");
+    };
+    const QByteArray modernOnly
+        = R"({"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported","data":{"supported":["2026-07-28"]}},"id":3})";
+    // RECOVERY.md §9: a sessionless 2026-07-28 request refused at a legacy server's session gate (each exact
+    // answer of the SDK v1 and server-everything), or a 2025-11-25 request refused with a modern -32022.
+    QTest::newRow("modern, SDK v1 not initialized")
+        << true << QString() << 400 << gate("Bad Request: Server not initialized") << FailureKind::EraMismatch;
+    QTest::newRow("modern, SDK v1 session header required")
+        << true << QString() << 400 << gate("Bad Request: Mcp-Session-Id header is required")
+        << FailureKind::EraMismatch;
+    QTest::newRow("modern, server-everything no valid session")
+        << true << QString() << 400 << gate("Bad Request: No valid session ID provided") << FailureKind::EraMismatch;
+    QTest::newRow("legacy, -32022 naming 2026-07-28")
+        << false << QStringLiteral("s1") << 400 << modernOnly << FailureKind::EraMismatch;
+    // Anything else keeps its §1 kind: another -32000 text, another status, the legacy session gate to a
+    // request that carried a session (an expiry), a -32022 to a modern request (R10, Rejected elsewhere).
+    QTest::newRow("modern, other -32000 text")
+        << true << QString() << 400 << gate("Bad Request: something else") << FailureKind::HttpError;
+    QTest::newRow("modern, gate body with 404")
+        << true << QString() << 404 << gate("Bad Request: Server not initialized") << FailureKind::HttpError;
+    QTest::newRow("legacy, gate body with session: expiry")
+        << false << QStringLiteral("s1") << 400 << gate("Bad Request: No valid session ID provided")
+        << FailureKind::SessionExpired;
+    QTest::newRow("legacy, gate body without session")
+        << false << QString() << 400 << gate("Bad Request: Server not initialized") << FailureKind::HttpError;
+}
+
+void TestFailureClassifier::otherErasRefusalIsEraMismatch()
+{
+    QFETCH(bool, modern);
+    QFETCH(QString, sessionId);
+    QFETCH(int, httpStatus);
+    QFETCH(QByteArray, body);
+    QFETCH(FailureKind, kind);
+    Reply reply;
+    reply.status = Status::Failed;
+    reply.method = QStringLiteral("tools/call");
+    reply.written = true;
+    reply.failure.event = TransportEvent::HttpStatus;
+    reply.failure.requestWritten = true;
+    reply.failure.responseStarted = true;
+    reply.failure.httpStatus = httpStatus;
+    reply.failure.sessionId = sessionId;
+    reply.failure.bodyExcerpt = body;
+    const auto classified = mcpscope::FailureClassifier::classify(reply, true, modern);
+    QVERIFY(classified);
+    QCOMPARE(mcpscope::failureKindName(classified->kind), mcpscope::failureKindName(kind));
+    if (kind == FailureKind::EraMismatch)
+        QCOMPARE(classified->verdict, DispatchVerdict::NotDispatched);
 }
 
 void TestFailureClassifier::modernRefusalsAreRejected()
@@ -408,6 +474,8 @@ void TestFailureClassifier::verdictForMatchesTheTable_data()
     QTest::newRow("ProtocolError on tools/call") << FailureKind::ProtocolError << 0 << true << DispatchVerdict::Unknown;
     QTest::newRow("ProtocolError elsewhere") << FailureKind::ProtocolError << 0 << false << DispatchVerdict::Declined;
     QTest::newRow("ToolError") << FailureKind::ToolError << 0 << true << DispatchVerdict::Executed;
+    QTest::newRow("Rejected") << FailureKind::Rejected << 400 << true << DispatchVerdict::NotDispatched;
+    QTest::newRow("EraMismatch") << FailureKind::EraMismatch << 400 << true << DispatchVerdict::NotDispatched;
 }
 
 void TestFailureClassifier::verdictForMatchesTheTable()

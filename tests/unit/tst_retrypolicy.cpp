@@ -193,6 +193,8 @@ private Q_SLOTS:
     void actionNamesAreStable();
     void modernRejections_data();
     void modernRejections();
+    void eraMismatchReprobesOnlyInAuto_data();
+    void eraMismatchReprobesOnlyInAuto();
 };
 
 void TestRetryPolicy::decide_data()
@@ -498,6 +500,38 @@ void TestRetryPolicy::modernRejections()
     QCOMPARE(d.rule, rule);
     QVERIFY(!d.outcomeUncertain);
     QVERIFY2(d.reason.endsWith(QLatin1Char('.')), qPrintable(d.reason));
+}
+
+void TestRetryPolicy::eraMismatchReprobesOnlyInAuto_data()
+{
+    QTest::addColumn<bool>("eraDetectable");
+    QTest::addColumn<int>("attempt");
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<QString>("rule");
+    QTest::newRow("era auto: R13 re-probe, then once more")
+        << true << 1 << QStringLiteral("reprobe_then_retry") << QStringLiteral("R13");
+    QTest::newRow("era set by hand: R13 stop") << false << 1 << QStringLiteral("stop") << QStringLiteral("R13");
+    QTest::newRow("on the retry: R7") << true << 2 << QStringLiteral("stop") << QStringLiteral("R7");
+}
+
+void TestRetryPolicy::eraMismatchReprobesOnlyInAuto()
+{
+    QFETCH(bool, eraDetectable);
+    QFETCH(int, attempt);
+    QFETCH(QString, action);
+    QFETCH(QString, rule);
+    ClassifiedFailure mismatch = failureOf(FailureKind::EraMismatch, DispatchVerdict::NotDispatched, 400);
+    mismatch.message = QStringLiteral("HTTP 400: Bad Request: Server not initialized");
+    // A write: the refusal came before anything ran, so even a write may go once more, never uncertain.
+    const ToolListing write { true, false, QJsonObject {} };
+    PolicySettings settings;
+    settings.eraDetectable = eraDetectable;
+    const Decision d = RetryPolicy::decide(mismatch, RequestTools::toolCall(write, write), attempt, settings);
+    QCOMPARE(RetryPolicy::actionName(d.action), action);
+    QCOMPARE(d.rule, rule);
+    QVERIFY(!d.outcomeUncertain);
+    if (rule == QLatin1String("R13"))
+        QVERIFY2(d.reason.contains(mismatch.message), qPrintable(d.reason));
 }
 
 void TestRetryPolicy::unreadableAnswerIsNotCalledAnError()

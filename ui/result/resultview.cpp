@@ -136,10 +136,15 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
         m_banner->show();
     } else if (record.outcome != CallOutcome::Success && record.outcome != CallOutcome::ToolError
         && record.outcome != CallOutcome::Pending) {
-        m_banner->setText(tr("<b>%1</b>%2<br>%3")
-                              .arg(outcomeName(record.outcome),
-                                  record.rule.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(record.rule),
-                                  record.error.value(QLatin1String("message")).toString().toHtmlEscaped()));
+        // The 2026-07-28 error codes come with an explanation of what the server meant and what to do.
+        const QString explanation = record.error.value(QLatin1String("explanation")).toString();
+        m_banner->setText(
+            tr("<b>%1</b>%2<br>%3%4")
+                .arg(outcomeName(record.outcome),
+                    record.rule.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(record.rule),
+                    record.error.value(QLatin1String("message")).toString().toHtmlEscaped(),
+                    explanation.isEmpty() ? QString()
+                                          : QStringLiteral("<br><i>%1</i>").arg(explanation.toHtmlEscaped())));
         m_banner->setStyleSheet(QStringLiteral("background:#f8d7da;color:#58151c;border:1px solid #d9534f;"));
         m_banner->show();
     }
