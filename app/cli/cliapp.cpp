@@ -368,12 +368,14 @@ void CliApp::runCommand()
                                 .arg(m_config.name, toolName, excluded.excludedReason),
                     ExitUsage);
         }
-        // A tool that requires task augmentation is always called as a task; --task asks for one.
+        // A tool that requires task augmentation is always called as a task; --task asks for one. A
+        // 2026-07-28 server decides by itself (the tasks extension): nothing is asked, any call may come back
+        // as a task handle, and it is followed to its end all the same.
         const ToolInfo* tool = session->tool(toolName);
-        const bool asTask = m_task || (tool && tool->callsAsTask(false));
+        const bool asTask = !session->isModern() && (m_task || (tool && tool->callsAsTask(false)));
         request(QStringLiteral("tools/call"), TaskTracker::toolCallParams(toolName, args, asTask),
-            [this, toolName, asTask](const CallRecord& record) {
-                if (asTask && followTask(toolName, record))
+            [this, toolName](const CallRecord& record) {
+                if (followTask(toolName, record))
                     return;
                 finishToolCall(toolName, record);
             });

@@ -1,4 +1,5 @@
-// mcpscope-cli's tasks (2025-11-25, experimental): call TOOL --task waits for the task the call created,
+// mcpscope-cli's tasks (2025-11-25, experimental, and the 2026-07-28 tasks extension, whose task handles a
+// server may answer any tools/call with): call TOOL [--task] waits for the task the call created,
 // printing each status change with --progress, then prints the task's result as a plain call's; tasks list,
 // tasks get ID and tasks cancel ID are one request each.
 
@@ -82,8 +83,14 @@ void CliApp::tasksCommand()
     if ((sub != QLatin1String("list") && !needsId) || (needsId && m_commandArgs.size() < 2))
         return fail(tr("usage: tasks list | tasks get ID | tasks cancel ID"), ExitUsage);
     auto done = [this](const CallRecord& record) { completeCall(record); };
-    if (sub == QLatin1String("list"))
+    if (sub == QLatin1String("list")) {
+        if (ClientSession* session = m_connection->session(); session && session->isModern())
+            return fail(tr("Server '%1' speaks 2026-07-28: its tasks extension has no tasks/list. Use tasks get ID "
+                           "with the id a call printed.")
+                            .arg(m_config.name),
+                ExitUsage);
         return list(QStringLiteral("tasks/list"), QStringLiteral("tasks"));
+    }
     const QString taskId = m_commandArgs.at(1);
     if (sub == QLatin1String("get"))
         return request(QStringLiteral("tasks/get"), { { QStringLiteral("taskId"), taskId } }, done);

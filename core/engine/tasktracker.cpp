@@ -2,9 +2,11 @@
 
 #include "engine.h"
 #include "jsonrpc/jsonrpcmessage.h"
+#include "jsonrpc/protocolera.h"
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QSet>
 #include <QTimer>
 
 namespace mcpscope {
@@ -69,6 +71,7 @@ struct TaskTracker::Entry
     bool getInFlight = false;
     bool resultInFlight = false;
     bool resultFetched = false;
+    QSet<QString> askedInputs; ///< extension: inputRequests keys already handed to the responder
     int resultFetches = 0;
     int failedPolls = 0;
     bool ended = false;
@@ -99,7 +102,7 @@ void TaskTracker::watch(ServerConnection* connection)
     // notifications/tasks/status is optional for a server: it only makes a change show before the next poll.
     connect(connection, &ServerConnection::sessionCreated, this, [this, connection](ClientSession* session) {
         connect(session, &ClientSession::notificationReceived, this, [this, connection](const JsonRpcMessage& m) {
-            if (m.method != QLatin1String("notifications/tasks/status"))
+            if (m.method != QLatin1String("notifications/tasks/status") && m.method != Modern::TaskStatusNotification)
                 return;
             const QString id = m.params.value(QLatin1String("taskId")).toString();
             if (Entry* entry = m_entries.value(keyOf(connection->name(), id)); entry && !entry->ended)
@@ -126,13 +129,17 @@ QString TaskTracker::follow(const CallRecord& creating)
         return m_entries.value(*it)->info.taskId;
     if (creating.method != QLatin1String("tools/call") || creating.outcome != CallOutcome::Success)
         return {};
-    const QJsonObject task = creating.result.toObject().value(QLatin1String("task")).toObject();
+    // The extension's handle is the result itself; 2025-11-25 wraps it in result.task.
+    const QJsonObject result = creating.result.toObject();
+    const bool modern = result.value(QLatin1String("resultType")).toString() == Modern::Task;
+    const QJsonObject task = modern ? result : result.value(QLatin1String("task")).toObject();
     const QString taskId = task.value(QLatin1String("taskId")).toString();
     if (taskId.isEmpty())
         return {};
     Entry* entry = entryFor(creating.server, taskId);
     entry->info.tool = creating.tool;
     entry->info.callId = creating.callId;
+    entry->info.modern = modern;
     entry->record = creating;
     m_byCall.insert(creating.callId, keyOf(creating.server, taskId));
     note(*entry, tr("Task %1 created").arg(taskId));
@@ -190,12 +197,24 @@ void TaskTracker::apply(Entry& entry, const QJsonObject& task)
         info.createdAt = created;
     if (const qint64 updated = parseTime(task.value(QLatin1String("lastUpdatedAt"))))
         info.lastUpdatedAt = updated;
-    if (task.contains(QLatin1String("ttl"))) {
-        const QJsonValue ttl = task.value(QLatin1String("ttl"));
-        info.ttlMs = ttl.isDouble() ? qint64(ttl.toDouble()) : -1;
+    // 2025-11-25 says ttl and pollInterval, the extension ttlMs and pollIntervalMs; both in milliseconds.
+    for (const QLatin1String key : { QLatin1String("ttl"), QLatin1String("ttlMs") }) {
+        if (task.contains(key)) {
+            const QJsonValue ttl = task.value(key);
+            info.ttlMs = ttl.isDouble() ? qint64(ttl.toDouble()) : -1;
+        }
     }
-    if (task.value(QLatin1String("pollInterval")).isDouble())
-        info.pollIntervalMs = qint64(task.value(QLatin1String("pollInterval")).toDouble());
+    for (const QLatin1String key : { QLatin1String("pollInterval"), QLatin1String("pollIntervalMs") }) {
+        if (task.value(key).isDouble())
+            info.pollIntervalMs = qint64(task.value(key).toDouble());
+    }
+    // The extension inlines the end: a completed task's result, a failed one's JSON-RPC error.
+    if (info.modern && task.value(QLatin1String("result")).isObject()) {
+        info.result = task.value(QLatin1String("result"));
+        entry.record.result = info.result;
+    }
+    if (info.modern && task.value(QLatin1String("error")).isObject())
+        entry.record.error = task.value(QLatin1String("error")).toObject();
     const bool statusChanged = info.history.isEmpty() || info.history.last() != info.status;
     if (statusChanged) {
         info.history.append(info.status);
@@ -219,6 +238,15 @@ void TaskTracker::apply(Entry& entry, const QJsonObject& task)
         Q_EMIT taskChanged(info);
     }
     const QString key = keyOf(info.server, info.taskId);
+    if (info.modern) {
+        if (info.status == TaskInfo::Status::InputRequired)
+            answerInputs(entry, task.value(QLatin1String("inputRequests")).toObject());
+        if (info.isTerminal())
+            end(entry);
+        else
+            schedulePoll(entry);
+        return;
+    }
     // input_required: the server delivers its elicitation or sampling request while tasks/result is pending
     // (the SDK queues it for that stream), and it reaches the user through the ClientResponder like any
     // request. A cancelled task has no result to fetch.
@@ -338,6 +366,68 @@ void TaskTracker::fetchResult(const QString& key)
         });
 }
 
+void TaskTracker::answerInputs(Entry& entry, const QJsonObject& inputRequests)
+{
+    ServerConnection* connection = m_engine->connection(entry.info.server);
+    if (!connection)
+        return;
+    const QString key = keyOf(entry.info.server, entry.info.taskId);
+    QPointer<TaskTracker> self(this);
+    for (auto it = inputRequests.constBegin(); it != inputRequests.constEnd(); ++it) {
+        // Every poll repeats what is outstanding; each key is asked once (keys are unique per task).
+        if (entry.askedInputs.contains(it.key()))
+            continue;
+        entry.askedInputs.insert(it.key());
+        const QJsonObject request = it.value().toObject();
+        const QString method = request.value(QLatin1String("method")).toString();
+        note(entry, tr("Task asks for input: %1 (%2)").arg(it.key(), method));
+        publish(entry);
+        const JsonRpcMessage message
+            = JsonRpcMessage::request(QStringLiteral("task:%1:%2").arg(entry.info.taskId, it.key()), method,
+                request.value(QLatin1String("params")).toObject());
+        connection->answerInputRequest(entry.info.callId, message,
+            [self, key, inputKey = it.key(), method](
+                const QJsonValue& answer, const std::optional<JsonRpcError>& error) {
+                Entry* entry = self ? self->m_entries.value(key) : nullptr;
+                if (!entry || entry->ended)
+                    return;
+                if (!error) {
+                    self->sendUpdate(key, inputKey, answer);
+                    return;
+                }
+                // Nobody will answer it: the task would wait out its ttl, so it is cancelled instead.
+                self->note(*entry,
+                    tr("McpScope could not answer the task's %1 (%2): %3; the task is cancelled")
+                        .arg(inputKey, method, error->message));
+                self->cancel(entry->info.server, entry->info.taskId);
+            });
+    }
+}
+
+void TaskTracker::sendUpdate(const QString& key, const QString& inputKey, const QJsonValue& answer)
+{
+    Entry* entry = m_entries.value(key);
+    const QJsonObject params { { QStringLiteral("taskId"), entry->info.taskId },
+        { QStringLiteral("inputResponses"), QJsonObject { { inputKey, answer } } } };
+    QPointer<TaskTracker> self(this);
+    m_engine->call(entry->info.server, QStringLiteral("tasks/update"), params, taskOptions(*entry),
+        [self, key, inputKey](const CallRecord& r) {
+            Entry* entry = self ? self->m_entries.value(key) : nullptr;
+            if (!entry || entry->ended)
+                return;
+            self->note(*entry,
+                r.outcome == CallOutcome::Success
+                    ? tr("tasks/update sent the answer to %1").arg(inputKey)
+                    : tr("tasks/update for %1 failed (%2): %3")
+                          .arg(inputKey, outcomeName(r.outcome), r.error.value(QLatin1String("message")).toString()));
+            self->publish(*entry);
+            // The acknowledgement is eventually consistent: the next poll shows what the answer did.
+            if (entry->timer)
+                entry->timer->stop();
+            self->schedulePoll(*entry);
+        });
+}
+
 void TaskTracker::end(Entry& entry)
 {
     if (entry.ended)
@@ -358,7 +448,8 @@ void TaskTracker::end(Entry& entry)
             : CallOutcome::Success;
         break;
     case TaskInfo::Status::Failed:
-        r.outcome = CallOutcome::ToolError;
+        // The extension's failed is a JSON-RPC error during execution; 2025-11-25 only says it failed.
+        r.outcome = entry.info.modern ? CallOutcome::ProtocolError : CallOutcome::ToolError;
         break;
     case TaskInfo::Status::Cancelled:
         r.outcome = CallOutcome::Cancelled;
@@ -420,6 +511,20 @@ void TaskTracker::cancel(const QString& server, const QString& taskId, std::func
 
 void TaskTracker::list(const QString& server, std::function<void(const CallRecord&)> done)
 {
+    if (const ServerConnection* c = m_engine->connection(server); c && c->session() && c->session()->isModern()) {
+        // The tasks extension has no listing: what McpScope follows is all it knows of.
+        CallRecord refused;
+        refused.server = server;
+        refused.method = QStringLiteral("tasks/list");
+        refused.outcome = CallOutcome::NotDispatched;
+        refused.error = { { QStringLiteral("message"),
+            tr("Server '%1' speaks 2026-07-28, whose tasks extension has no tasks/list; the tasks shown are "
+               "the ones McpScope follows.")
+                .arg(server) } };
+        if (done)
+            done(refused);
+        return;
+    }
     QPointer<TaskTracker> self(this);
     m_engine->list(server, QStringLiteral("tasks/list"), QStringLiteral("tasks"), {},
         [self, server, done = std::move(done)](const CallRecord& r) {

@@ -20,7 +20,8 @@ class Engine;
 class ServerConnection;
 struct CallOptions;
 
-/// One task of the 2025-11-25 tasks utility (experimental), as McpScope last heard of it.
+/// One task, as McpScope last heard of it: of the 2025-11-25 tasks utility (experimental), or of the
+/// 2026-07-28 tasks extension io.modelcontextprotocol/tasks (SEP-2663; modern is set).
 struct TaskInfo
 {
     enum class Status { Working, InputRequired, Completed, Failed, Cancelled, Unknown };
@@ -39,6 +40,7 @@ struct TaskInfo
     QJsonValue result { QJsonValue::Undefined }; ///< what tasks/result answered; undefined until then
     QString error; ///< why McpScope stopped following the task before it ended
     bool following = false; ///< polls are scheduled
+    bool modern = false; ///< the tasks extension: the result comes inline with tasks/get, input goes by tasks/update
 
     bool isTerminal() const
     {
@@ -50,7 +52,8 @@ struct TaskInfo
 };
 
 /// Follows every task a server creates for a task-augmented tools/call, so that a task is one call in the
-/// calls log (issue 15).
+/// calls log (issue 15); and every task handle a 2026-07-28 server answers a tools/call with (the tasks
+/// extension, issue 16: server-directed, so any tools/call may come back as one).
 ///
 /// Design: the creating tools/call goes through Engine::call like any request; RECOVERY.md applies to it
 /// alone (it is a write unless its tool is read-only, so a connection lost after the task was created is
@@ -64,6 +67,11 @@ struct TaskInfo
 /// success (or a tool error when the result says isError), failed is a tool error, cancelled is cancelled.
 /// A task the polls lose (its server restarted, or it expired) keeps its id in the record's error, so the
 /// user can look it up with tasks/get.
+///
+/// The tasks extension differs in three ways: the handle is the tools/call result itself (resultType
+/// "task", ttlMs, pollIntervalMs); tasks/get carries the final result or error inline, so there is no
+/// tasks/result; and an input_required task lists inputRequests, each answered once through the
+/// connection's responder (the panels, the CLI's script) and sent with tasks/update. There is no tasks/list.
 ///
 /// Signals: taskChanged whenever a task is learned of or any of its fields changes; taskEnded once, when
 /// a followed task is terminal and its result fetched (or following it stopped), with the creating call's
@@ -109,6 +117,10 @@ private:
     /// A poll failed: noted on the timeline; a task the server no longer knows stops being followed.
     void pollFailed(const QString& key, const CallRecord& poll);
     void end(Entry& entry);
+    /// Extension: the inputRequests of an input_required task not asked before go to the responder; each
+    /// answer goes to the server with tasks/update. A request McpScope cannot answer cancels the task.
+    void answerInputs(Entry& entry, const QJsonObject& inputRequests);
+    void sendUpdate(const QString& key, const QString& inputKey, const QJsonValue& answer);
     void note(Entry& entry, const QString& text);
     /// Publishes the creating call's record again (Engine::updateFinishedCall), queued.
     void publish(Entry& entry);

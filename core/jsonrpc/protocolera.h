@@ -43,6 +43,9 @@ inline constexpr QLatin1String ClientInfoKey("io.modelcontextprotocol/clientInfo
 inline constexpr QLatin1String LogLevelKey("io.modelcontextprotocol/logLevel");
 inline constexpr QLatin1String ServerInfoKey("io.modelcontextprotocol/serverInfo");
 inline constexpr QLatin1String SubscriptionIdKey("io.modelcontextprotocol/subscriptionId");
+/// The tasks extension (SEP-2663): tasks/get, tasks/update, tasks/cancel and resultType "task".
+inline constexpr QLatin1String TasksExtension("io.modelcontextprotocol/tasks");
+inline constexpr QLatin1String TaskStatusNotification("notifications/tasks");
 
 // The revision's own error codes (MCP-NOTES.md; RECOVERY.md §9).
 constexpr int HeaderMismatch = -32020;

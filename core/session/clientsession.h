@@ -263,6 +263,8 @@ private:
     void answerListenWaiting(const QString& failure);
     /// Modern: params with the revision's required _meta added.
     QJsonObject withModernMeta(const QJsonObject& params) const;
+    /// The responder's capabilities in the 2026-07-28 shape: the tasks extension in place of the core tasks slot.
+    QJsonObject modernCapabilities() const;
     /// Modern: Mcp-Method, Mcp-Name and Mcp-Param-* of one message.
     QList<QPair<QByteArray, QByteArray>> modernHeaders(const JsonRpcMessage& message) const;
     /// Modern: a result whose resultType McpScope cannot take; empty when it can.

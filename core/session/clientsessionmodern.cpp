@@ -208,12 +208,24 @@ bool ClientSession::refusedAsLegacyOnly(const JsonRpcMessage& message)
     return true;
 }
 
+QJsonObject ClientSession::modernCapabilities() const
+{
+    QJsonObject capabilities = m_responder ? m_responder->capabilities() : QJsonObject();
+    // Tasks moved out of the core capabilities into the extension (SEP-2663): McpScope follows task handles a
+    // server hands back (TaskTracker), so it declares the extension on every request.
+    capabilities.remove(QLatin1String("tasks"));
+    QJsonObject extensions = capabilities.value(QLatin1String("extensions")).toObject();
+    extensions.insert(Modern::TasksExtension, QJsonObject());
+    capabilities.insert(QStringLiteral("extensions"), extensions);
+    return capabilities;
+}
+
 QJsonObject ClientSession::withModernMeta(const QJsonObject& params) const
 {
     QJsonObject out = params;
     QJsonObject meta = params.value(QLatin1String("_meta")).toObject();
     meta.insert(Modern::ProtocolVersionKey, QString(Modern::ProtocolVersion));
-    meta.insert(Modern::ClientCapabilitiesKey, m_responder ? m_responder->capabilities() : QJsonObject());
+    meta.insert(Modern::ClientCapabilitiesKey, modernCapabilities());
     meta.insert(Modern::ClientInfoKey,
         QJsonObject { { QStringLiteral("name"), m_options.clientName },
             { QStringLiteral("title"), m_options.clientTitle },
@@ -256,7 +268,8 @@ QString ClientSession::resultTypeProblem(const QString& method, const QJsonValue
     const QString name = type.toString();
     if (name == Modern::InputRequired && Modern::isNamedMethod(method))
         return {};
-    if (name == Modern::Task && (method == QLatin1String("tools/call") || method.startsWith(QLatin1String("tasks/"))))
+    // Only tools/call may be answered with a task handle (the tasks extension's "supported methods").
+    if (name == Modern::Task && method == QLatin1String("tools/call"))
         return {};
     return tr("Server '%1' answered %2 with resultType %3, which is not valid there (expected \"complete\"%4).")
         .arg(m_options.serverName, method,

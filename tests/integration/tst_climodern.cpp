@@ -94,6 +94,33 @@ private Q_SLOTS:
         QCOMPARE(writes, 1);
         QVERIFY2(run.out.trimmed() == "1", run.report().constData());
     }
+
+    // The tasks extension: a call the server turns into a task is followed to its end (the answer the task
+    // asked for comes from --elicit, through tasks/update), and prints the task's result like any call.
+    void taskHandleIsFollowedToItsResult()
+    {
+        QTemporaryDir dir;
+        const QString ledger = dir.filePath(u"ledger.jsonl"_s);
+        const CliRun run = runCli({ u"--protocol-era"_s, u"modern"_s, u"--stdio"_s, modernPeer(ledger), u"--elicit"_s,
+            u"accept"_s, u"--elicit-content"_s, uR"({"confirm":true})"_s, u"--json"_s, u"call"_s, u"task-confirm"_s,
+            uR"({"note":"task"})"_s });
+        QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
+        const Ledger book { ledger };
+        QCOMPARE(book.runsOf(u"task-confirm"_s), 1);
+        QCOMPARE(book.events(u"task-update"_s).size(), 1);
+        const QJsonObject result = run.objects().value(0);
+        QCOMPARE(result.value(u"taskStatus"_s).toString(), u"completed"_s);
+        QVERIFY2(!result.value(u"taskId"_s).toString().isEmpty(), run.report().constData());
+    }
+
+    void tasksListIsRefusedForAModernServer()
+    {
+        QTemporaryDir dir;
+        const CliRun run = runCli({ u"--protocol-era"_s, u"modern"_s, u"--stdio"_s,
+            modernPeer(dir.filePath(u"ledger.jsonl"_s)), u"tasks"_s, u"list"_s });
+        QVERIFY2(run.finished && run.exitCode == 2, run.report().constData());
+        QVERIFY2(run.err.contains("has no tasks/list"), run.report().constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliModern)

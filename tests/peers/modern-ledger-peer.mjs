@@ -29,12 +29,25 @@
 // Resources: ledger://counter (subscribable): the number of writes.
 //   touch {uri}          readOnlyHint: publishes notifications/resources/updated {uri} and
 //                        notifications/tools/list_changed to open subscriptions/listen streams.
+// Tasks extension (io.modelcontextprotocol/tasks, SEP-2663; the server hands back a task handle only to a
+// request whose _meta clientCapabilities declare the extension; tasks/get, tasks/update, tasks/cancel):
+//   task-write {note, ms} write-capable. Declared: answers a task handle (resultType "task"); after ms (200)
+//                        records a write line (tool "task-write") and completes with the number of writes.
+//                        Not declared: records and answers at once, like write.
+//   task-confirm {note}  write-capable. Declared: a task that is input_required with inputRequests
+//                        {confirm: form elicitation, boolean}; a tasks/update accepting confirm true records
+//                        a write (tool "task-confirm") and completes; anything else completes "not confirmed".
+//                        Not declared: an isError result naming the extension (it cannot run without a task).
+//   task-fail {}         Declared: a task that fails with the JSON-RPC error -32603 "the job crashed".
+//   task-slow {ms}       readOnlyHint. Declared: a task that works for ms (60000), then completes "slow done";
+//                        tasks/cancel ends it cancelled.
+//   Event lines {"event":"task-update", taskId, keys} and {"event":"task-cancel", taskId}.
 // Event lines: {"event":"discover", transport} for each server/discover, {"event":"round", ...}.
 // Usage: node modern-ledger-peer.mjs stdio LEDGER_FILE
 //        node modern-ledger-peer.mjs http PORT LEDGER_FILE   (127.0.0.1; prints "listening PORT"; 0 = any)
 // Legacy openings (initialize, claim-less requests) get -32022 with data.supported ["2026-07-28"].
-import { McpServer, createMcpHandler, inputRequired, inputResponse, acceptedContent, fromJsonSchema }
-  from '@modelcontextprotocol/server';
+import { McpServer, createMcpHandler, inputRequired, inputResponse, acceptedContent, fromJsonSchema,
+  ProtocolError } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 import { makeLedger, text, serveHttp } from './modern-common.mjs';
@@ -46,7 +59,7 @@ if (!ledgerFile || (mode !== 'stdio' && mode !== 'http')) {
   process.exit(2);
 }
 const ledger = makeLedger(ledgerFile);
-const writes = () => ledger.entries().filter((e) => !e.event && (e.tool === 'write' || e.tool === 'confirm-write')).length;
+const writes = () => ledger.entries().filter((e) => !e.event && ['write', 'confirm-write', 'task-write', 'task-confirm'].includes(e.tool)).length;
 const RO = { readOnlyHint: true };
 const instances = new Set(); // stdio: the pinned instance, for touch's notifications
 let httpHandler = null;
@@ -67,6 +80,96 @@ function round(tool, ctx, n) {
 
 const elicitString = (message) => inputRequired.elicit({ message,
   requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } });
+
+// The tasks of the extension live in the module: every HTTP request gets a server instance of its own.
+const TASKS_EXT = 'io.modelcontextprotocol/tasks';
+const tasks = new Map();
+let nextTask = 1;
+const declaresTasks = (ctx) => {
+  const key = 'io.modelcontextprotocol/clientCapabilities';
+  const caps = ctx.mcpReq.envelope?.[key] ?? ctx.mcpReq.envelope?.clientCapabilities ?? ctx.mcpReq._meta?.[key];
+  return Boolean(caps?.extensions?.[TASKS_EXT]);
+};
+function newTask(fields = {}) {
+  const now = new Date().toISOString();
+  const task = { taskId: `task-${process.pid}-${nextTask++}`, status: 'working', createdAt: now, lastUpdatedAt: now,
+    ttlMs: 60000, pollIntervalMs: 100, ...fields };
+  tasks.set(task.taskId, task);
+  return task;
+}
+function settle(task, fields) {
+  if (['completed', 'failed', 'cancelled'].includes(task.status)) return;
+  Object.assign(task, fields, { lastUpdatedAt: new Date().toISOString() });
+  if (task.status !== 'input_required') delete task.inputRequests;
+}
+// What the wire carries of a task: the Task shape, with inputRequests, result or error for its status.
+const taskView = ({ onInput, timer, ...task }) => task;
+// The handle is the seed state: what a task asks for comes with tasks/get (SEP-2663).
+const handle = (task) => { const { inputRequests, ...seed } = taskView(task); return { resultType: 'task', ...seed }; };
+function taskOf(params) {
+  const task = tasks.get(params.taskId);
+  if (!task) throw new ProtocolError(-32602, `unknown task ${params.taskId}`);
+  return task;
+}
+
+function registerTasks(server) {
+  server.registerTool('task-write', { description: 'Writes in a task (tasks extension)', inputSchema: z.object({ note: z.string().optional(), ms: z.number().optional() }) },
+    async (args, ctx) => {
+      if (!declaresTasks(ctx)) { ledger.record('task-write', ctx, args); return text(writes()); }
+      const task = newTask();
+      task.timer = setTimeout(() => { ledger.record('task-write', ctx, args); settle(task, { status: 'completed', result: text(writes()) }); }, args.ms ?? 200);
+      return handle(task);
+    });
+  server.registerTool('task-confirm', { description: 'Writes after a confirmation asked by the task', inputSchema: z.object({ note: z.string().optional() }) },
+    async (args, ctx) => {
+      // The SDK turns a thrown -32021 into an isError result inside a tool; the text says the same.
+      if (!declaresTasks(ctx)) return { isError: true, content: [{ type: 'text', text: `task-confirm needs the ${TASKS_EXT} extension` }] };
+      const task = newTask({ status: 'input_required', statusMessage: 'waiting for a confirmation', inputRequests: { confirm: inputRequired.elicit({
+        message: `Write "${args.note ?? ''}" to the ledger?`,
+        requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Confirm' } }, required: ['confirm'] } }) } });
+      task.onInput = (responses) => {
+        if (!responses.confirm) return;
+        if (acceptedContent(responses, 'confirm')?.confirm === true) {
+          ledger.record('task-confirm', ctx, args);
+          settle(task, { status: 'completed', statusMessage: 'confirmed', result: text(writes()) });
+        } else {
+          settle(task, { status: 'completed', statusMessage: 'not confirmed', result: text('not confirmed') });
+        }
+      };
+      return handle(task);
+    });
+  server.registerTool('task-fail', { description: 'A task that fails', inputSchema: z.object({}) },
+    async (args, ctx) => {
+      if (!declaresTasks(ctx)) return { isError: true, content: [{ type: 'text', text: 'the job crashed' }] };
+      const task = newTask();
+      task.timer = setTimeout(() => settle(task, { status: 'failed', statusMessage: 'crashed', error: { code: -32603, message: 'the job crashed' } }), 100);
+      return handle(task);
+    });
+  server.registerTool('task-slow', { description: 'A slow task (cancel it)', inputSchema: z.object({ ms: z.number().optional() }), annotations: RO },
+    async (args, ctx) => {
+      if (!declaresTasks(ctx)) return text('slow done');
+      const task = newTask({ statusMessage: 'working slowly' });
+      task.timer = setTimeout(() => { ledger.record('task-slow', ctx, args); settle(task, { status: 'completed', result: text('slow done') }); }, args.ms ?? 60000);
+      return handle(task);
+    });
+  const byId = { params: z.object({ taskId: z.string() }).passthrough() };
+  server.server.setRequestHandler('tasks/get', byId, async (params) => ({ resultType: 'complete', ...taskView(taskOf(params)) }));
+  server.server.setRequestHandler('tasks/update', byId, async (params, ctx) => {
+    const task = taskOf(params);
+    // The SDK lifts inputResponses out of params (its MRTR seam), for every method.
+    const responses = params.inputResponses ?? ctx.mcpReq.inputResponses ?? {};
+    ledger.event('task-update', { taskId: task.taskId, keys: Object.keys(responses) });
+    if (task.status === 'input_required' && task.onInput) task.onInput(responses);
+    return { resultType: 'complete' };
+  });
+  server.server.setRequestHandler('tasks/cancel', byId, async (params) => {
+    const task = taskOf(params);
+    ledger.event('task-cancel', { taskId: task.taskId });
+    clearTimeout(task.timer);
+    settle(task, { status: 'cancelled', statusMessage: 'cancelled by the client' });
+    return { resultType: 'complete' };
+  });
+}
 
 function registerTools(server) {
   server.registerTool('write', { description: 'Appends to the ledger', inputSchema: z.object({ note: z.string().optional() }) },
@@ -161,9 +264,11 @@ function registerTools(server) {
 
 function factory() {
   const server = new McpServer({ name: 'modern-ledger-peer', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+    { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true },
+      extensions: { [TASKS_EXT]: {} } },
       instructions: 'McpScope modern ledger peer' });
   registerTools(server);
+  registerTasks(server);
   if (mode === 'stdio') instances.add(server);
   return server;
 }

@@ -136,7 +136,8 @@ void TasksPage::showSelected()
     const QModelIndex current = m_view->currentIndex();
     if (!current.isValid() || !m_connection) {
         m_result->showMessage(m_connection ? tr("No task selected. A tool whose task support is required, or one "
-                                                "called with \"Run as task\", creates one.")
+                                                "called with \"Run as task\", creates one; a 2026-07-28 server "
+                                                "may answer any tool call with a task.")
                                            : tr("Select a server to see its tasks."));
         return;
     }
@@ -153,7 +154,13 @@ void TasksPage::showSelected()
 
 void TasksPage::updateButtons()
 {
-    m_list->setEnabled(m_connection != nullptr);
+    // The 2026-07-28 tasks extension has no listing: the page shows the tasks McpScope follows.
+    const bool modern = m_connection && m_connection->session() && m_connection->session()->isModern();
+    m_list->setEnabled(m_connection != nullptr && !modern);
+    m_list->setToolTip(modern ? tr("%1 speaks 2026-07-28: its tasks extension has no tasks/list; the tasks "
+                                   "here are the ones its calls handed back")
+                                    .arg(m_connection->name())
+                              : tr("Ask the server for its tasks (tasks/list)"));
     const QModelIndex current = m_view->currentIndex();
     const bool live = current.isValid() && !m_model->task(current.row()).isTerminal()
         && m_model->task(current.row()).error.isEmpty();
