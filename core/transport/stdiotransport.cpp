@@ -1,5 +1,6 @@
 #include "stdiotransport.h"
 
+#include "childreaper.h"
 #include "jsonrpc/jsonrpccodec.h"
 #include "processgroupstop.h"
 #include "stdiopipes.h"
@@ -122,6 +123,7 @@ void StdioTransport::open()
     // event loop: a transport destroyed before then (a respawn at exit) still stops the whole group.
     if (process->state() != QProcess::NotRunning)
         m_pid = process->processId();
+    ChildReaper::hold(process);
     // The child has its copies now (or never will): ours must go, or its stdin would never see EOF.
     closeFd(m_childStdinFd);
     closeFd(m_childStdoutFd);
