@@ -320,13 +320,28 @@ void StdioTransport::onFinished(int exitCode, QProcess::ExitStatus status)
 {
     // What the child wrote before it died comes before the news of its death. Then the pipes go,
     // as QProcess's own would: something the leader started must not keep feeding a dead channel.
+    if (!m_reading && !m_closing) {
+        if (m_readNotifier)
+            m_readNotifier->setEnabled(false);
+        m_exit = { exitCode, status };
+        m_exitReadsLeft = ReadsAfterExit;
+        drainAfterExit();
+        return;
+    }
     if (!m_reading) {
+        // Closing: the stop that ends the close waits for this, so the rest is read at once.
         const QPointer<StdioTransport> self(this);
         readStdout(ReadsAfterExit);
         if (!self)
             return;
+        m_unhandled.clear();
         closeReadEnd();
     }
+    reportExit(exitCode, status);
+}
+
+void StdioTransport::reportExit(int exitCode, QProcess::ExitStatus status)
+{
     closeWriteEnd();
     if (!m_stderr.isEmpty()) {
         Q_EMIT serverLog(QString::fromUtf8(m_stderr));
@@ -421,6 +436,8 @@ void StdioTransport::finishClose()
     if (m_closedEmitted)
         return;
     m_closedEmitted = true;
+    m_unhandled.clear();
+    m_exit.reset();
     closeFds();
     Q_EMIT closed();
 }
