@@ -83,7 +83,10 @@ private:
     /// After a pass: a backlog in m_unhandled is handled on a later pass of the event loop, and the pipe
     /// is not read meanwhile (the child then waits on a full pipe); without one, the notifier reads again.
     void scheduleReading();
-    void checkStdoutOverflow();
+    /// Adds to the unfinished line; past maxMessageBytes it is dropped and only its ends are kept.
+    void appendPartial(QByteArrayView piece);
+    /// The unfinished line, whole, now that its end arrived.
+    QByteArray takePartial();
     void takeLine(QByteArrayView line);
     qint64 writeStdin(const char* data, qsizetype size);
     void writePending();
@@ -119,7 +122,9 @@ private:
     bool m_blockSigpipe = true; ///< someone handles SIGPIPE: block it around our writes
     bool m_reading = false; ///< inside readStdout(); a nested event loop must not read past our lines
     bool m_readDeferred = false;
-    QByteArray m_stdout; ///< the start of a line whose end has not arrived; never holds a newline
+    /// The start of a line whose end has not arrived, in the pieces it was read in; never holds a newline.
+    QList<QByteArray> m_partial;
+    qsizetype m_partialBytes = 0;
     /// Read from the pipe but not handled yet: a pass that used up its time budget left it, in order.
     QByteArray m_unhandled;
     bool m_passScheduled = false;

@@ -160,17 +160,21 @@ qsizetype StdioTransport::feedStdout(
             return -1;
         chunk = chunk.sliced(nl + 1);
     }
-    if (!m_stdout.isEmpty()) {
+    if (m_partialBytes > 0) {
         // The end of a line begun in an earlier read.
         const qsizetype nl = chunk.indexOf('\n');
         if (nl < 0) {
-            m_stdout.append(chunk);
-            checkStdoutOverflow();
+            appendPartial(chunk);
             return whole;
         }
-        m_stdout.append(chunk.first(nl));
-        const QByteArray line = std::exchange(m_stdout, QByteArray());
-        takeLine(line);
+        appendPartial(chunk.first(nl));
+        if (m_discardingLine) {
+            // This last piece took it over the limit.
+            handleOversizedLine();
+        } else {
+            const QByteArray line = takePartial();
+            takeLine(line);
+        }
         if (!self)
             return -1;
         chunk = chunk.sliced(nl + 1);
@@ -185,23 +189,46 @@ qsizetype StdioTransport::feedStdout(
         if (busy && budgetMs >= 0 && busy->elapsed() >= budgetMs && start < chunk.size())
             return whole - (chunk.size() - start);
     }
-    if (start < chunk.size()) {
-        m_stdout.append(chunk.sliced(start));
-        checkStdoutOverflow();
-    }
+    if (start < chunk.size())
+        appendPartial(chunk.sliced(start));
     return whole;
 }
 
-void StdioTransport::checkStdoutOverflow()
+void StdioTransport::appendPartial(QByteArrayView piece)
 {
-    if (m_stdout.size() <= m_options.maxMessageBytes)
+    // A long line stays in the pieces it was read in, copied once when it ends: growing one buffer to
+    // tens of MiB would copy it again at every doubling, each copy a stall of its own. Small pieces (a
+    // server that writes a byte at a time) join the last one, so the list stays short.
+    if (!m_partial.isEmpty() && m_partial.last().size() < ReadChunkBytes)
+        m_partial.last().append(piece);
+    else
+        m_partial.append(piece.toByteArray());
+    m_partialBytes += piece.size();
+    if (m_partialBytes <= m_options.maxMessageBytes)
         return;
     // Too large to hold: keep only the ends, which is where an id can be recovered from.
     m_discardingLine = true;
-    m_oversizedHead = m_stdout.left(ExcerptBytes);
-    m_oversizedTail = m_stdout.right(ExcerptBytes);
-    m_oversizedBytes = m_stdout.size();
-    m_stdout.clear();
+    for (const QByteArray& part : std::as_const(m_partial)) {
+        m_oversizedHead.append(part.first(std::min(part.size(), ExcerptBytes - m_oversizedHead.size())));
+        if (m_oversizedHead.size() >= ExcerptBytes)
+            break;
+    }
+    for (auto it = m_partial.crbegin(); it != m_partial.crend() && m_oversizedTail.size() < ExcerptBytes; ++it)
+        m_oversizedTail.prepend(it->last(std::min(it->size(), ExcerptBytes - m_oversizedTail.size())));
+    m_oversizedBytes = m_partialBytes;
+    m_partial.clear();
+    m_partialBytes = 0;
+}
+
+QByteArray StdioTransport::takePartial()
+{
+    QByteArray line;
+    line.reserve(m_partialBytes);
+    for (const QByteArray& part : std::as_const(m_partial))
+        line.append(part);
+    m_partial.clear();
+    m_partialBytes = 0;
+    return line;
 }
 
 void StdioTransport::takeLine(QByteArrayView line)
