@@ -17,6 +17,7 @@
 #include "calls/timelineview.h"
 #include "engine/engine.h"
 #include "guienvironment.h"
+#include "logviewers.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/workspacesession.h"
 #include "plantedtokens.h"
@@ -129,15 +130,7 @@ void TestExportSecrets::init()
 void TestExportSecrets::cleanup()
 {
     m_window.reset();
-    // Viewers are top-level windows of their own, and so are the menus they own: pointers first.
-    QList<QPointer<LogViewerWindow>> viewers;
-    const QList<QWidget*> windows = QApplication::topLevelWidgets();
-    for (QWidget* window : windows) {
-        if (auto* viewer = qobject_cast<LogViewerWindow*>(window))
-            viewers.append(viewer);
-    }
-    for (const QPointer<LogViewerWindow>& viewer : std::as_const(viewers))
-        delete viewer.data();
+    test::closeLogViewers();
     m_scratch.reset();
 }
 

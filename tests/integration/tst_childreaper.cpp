@@ -4,9 +4,9 @@
 // sleep) throughout.
 
 #include "transport/childreaper.h"
+#include "transport/procstat.h"
 
 #include <QDeadlineTimer>
-#include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTest>
@@ -25,23 +25,10 @@ namespace {
 
 constexpr int WaitMs = 10000;
 
-struct Stat
-{
-    qint64 ppid = 0;
-    bool zombie = false;
-};
-
 /// The process as /proc shows it; nullopt once it is gone (reaped).
-std::optional<Stat> statOf(qint64 pid)
+std::optional<mcpscope::ProcStat> statOf(qint64 pid)
 {
-    QFile file(u"/proc/%1/stat"_s.arg(pid));
-    if (!file.open(QIODevice::ReadOnly))
-        return std::nullopt;
-    const QByteArray line = file.readAll();
-    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
-    if (fields.size() < 2)
-        return std::nullopt;
-    return Stat { fields.at(1).toLongLong(), fields.at(0) == "Z" };
+    return mcpscope::readProcStat(pid_t(pid), QString::number(pid));
 }
 
 /// Blocks, without the event loop (so no QProcess can reap it meanwhile), until pid is a zombie.
@@ -49,7 +36,7 @@ bool becomesZombie(qint64 pid)
 {
     const QDeadlineTimer deadline(WaitMs);
     while (!deadline.hasExpired()) {
-        const std::optional<Stat> stat = statOf(pid);
+        const std::optional<mcpscope::ProcStat> stat = statOf(pid);
         if (stat && stat->zombie)
             return true;
         QThread::msleep(5);
@@ -90,9 +77,9 @@ void TestChildReaper::adoptedProcessIsReapedWhileRunning()
 {
     const qint64 sleeper = adoptSleeper();
     QVERIFY(sleeper > 0);
-    const std::optional<Stat> adopted = statOf(sleeper);
+    const std::optional<mcpscope::ProcStat> adopted = statOf(sleeper);
     QVERIFY(adopted);
-    QCOMPARE(adopted->ppid, qint64(::getpid()));
+    QCOMPARE(adopted->ppid, ::getpid());
     QCOMPARE(::kill(pid_t(sleeper), SIGKILL), 0);
     // Nobody calls reapAdopted() here: the reaper's own passes, on the event loop, find it.
     QTRY_VERIFY_WITH_TIMEOUT(!statOf(sleeper), WaitMs);
@@ -115,7 +102,7 @@ void TestChildReaper::onlyAdoptedZombiesAreReaped()
     // Both are zombies whose parent is us; only the adopted one is ours to reap.
     QCOMPARE(reapAdopted(), 1);
     QVERIFY(!statOf(sleeper));
-    const std::optional<Stat> held = statOf(childPid);
+    const std::optional<mcpscope::ProcStat> held = statOf(childPid);
     QVERIFY(held && held->zombie);
     // Its QProcess reaps it and still learns how it ended.
     QVERIFY(finished.wait(WaitMs));

@@ -40,6 +40,14 @@ CallRecord makeRecord(int i)
     return r;
 }
 
+/// A log of one record, written as an older McpScope wrote it (unredacted).
+bool writeLog(const QString& path, const CallRecord& record)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly)
+        && file.write(QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact) + '\n') > 0;
+}
+
 QByteArray readAll(const QString& path)
 {
     QFile file(path);
@@ -146,10 +154,7 @@ private Q_SLOTS:
         result.insert(QStringLiteral("echo"), QString(envSecret + QLatin1Char(' ') + token));
         r.result = result;
         const QString oldLog = m_dir.filePath(QStringLiteral("old.jsonl"));
-        QFile file(oldLog);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(r.toJson()).toJson(QJsonDocument::Compact) + '\n');
-        file.close();
+        QVERIFY(writeLog(oldLog, r));
 
         Workspace workspace;
         ServerConfig alpha;
@@ -206,10 +211,7 @@ private Q_SLOTS:
             = QStringLiteral("403 for %1 (refresh %2)").arg(planted.accessToken, planted.refreshToken);
         r.result = QJsonObject { { QStringLiteral("echo"), planted.all().join(QLatin1Char(' ')) } };
         const QString oldLog = m_dir.filePath(QStringLiteral("old-oauth.jsonl"));
-        QFile file(oldLog);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(r.toJson()).toJson(QJsonDocument::Compact) + '\n');
-        file.close();
+        QVERIFY(writeLog(oldLog, r));
         Workspace workspace;
         ServerConfig gamma;
         gamma.name = QStringLiteral("gamma");

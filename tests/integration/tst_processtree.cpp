@@ -16,6 +16,7 @@
 #include "ledger.h"
 #include "markerprocesses.h"
 #include "transport/processgroupstop.h"
+#include "transport/procstat.h"
 #include "transport/stdiotransport.h"
 
 #include <QFile>
@@ -73,11 +74,8 @@ QStringList psZombiesOf(qint64 parent)
 /// The parent of pid as /proc shows it now; 0 once pid is gone.
 qint64 parentOf(qint64 pid)
 {
-    QFile stat(u"/proc/%1/stat"_s.arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray line = stat.readAll();
-    return line.mid(line.lastIndexOf(')') + 2).split(' ').value(1).toLongLong();
+    const std::optional<mcpscope::ProcStat> stat = mcpscope::readProcStat(pid_t(pid), QString::number(pid));
+    return stat ? stat->ppid : 0;
 }
 
 QString peerScript()
