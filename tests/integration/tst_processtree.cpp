@@ -24,6 +24,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -273,6 +274,14 @@ void TestProcessTree::adoptedProcessesAreReapedWhileRunning()
     if (QTest::currentTestFailed())
         return;
     const qint64 self = mcpscope.processId();
+    // A check that fails returns early: McpScope still ends its trees, as it would at a SIGTERM, rather
+    // than being killed with the QProcess and leaving them to init.
+    const auto stopOnFailure = qScopeGuard([&mcpscope] {
+        if (mcpscope.state() != QProcess::Running)
+            return;
+        ::kill(pid_t(mcpscope.processId()), SIGTERM);
+        mcpscope.waitForFinished(CliRunTimeoutMs);
+    });
     // Connected and ready: a server that dies before that is a failed start, which is not respawned.
     QTRY_COMPARE_WITH_TIMEOUT(m_ledger.events(u"listed"_s).size(), 1, CliRunTimeoutMs);
     QCOMPARE(m_ledger.events(u"sleeper"_s).size(), 2);
