@@ -66,8 +66,11 @@ int CliApp::start(const QStringList& arguments)
         return proxy->start(arguments.mid(2));
     }
     // `export LOG --format jsonl|csv --out FILE`: filters and redacts a JSONL call log, run by ExportCommand.
-    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("export"))
-        return ExportCommand().run(arguments.mid(2));
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1String("export")) {
+        auto* exporter = new ExportCommand(this);
+        connect(exporter, &ExportCommand::finished, this, &CliApp::finished);
+        return exporter->start(arguments.mid(2));
+    }
     QString error;
     if (!parse(arguments, &error)) {
         // No engine yet, so no redactor of its own: the error may quote an argument that holds a secret.

@@ -1,12 +1,15 @@
 #include "exportcommand.h"
 
-#include "calllog/calllogfile.h"
+#include "auth/tokenstore.h"
 #include "calllog/harwriter.h"
 #include "config/workspace.h"
+#include "engine/storedsecrets.h"
 #include "exitcodes.h"
 #include "redactingoutput.h"
 
 #include <QCommandLineParser>
+
+#include <algorithm>
 
 namespace mcpscope {
 
@@ -17,7 +20,7 @@ ExportCommand::ExportCommand(QObject* parent)
 
 ExportCommand::~ExportCommand() = default;
 
-int ExportCommand::run(const QStringList& args)
+int ExportCommand::start(const QStringList& args)
 {
     QCommandLineParser parser;
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
@@ -44,20 +47,18 @@ int ExportCommand::run(const QStringList& args)
         return usage(tr("no call log given"));
     if (positional.size() > 1)
         return usage(tr("unexpected argument '%1'").arg(positional.at(1)));
-    const QString format = parser.value(formatOpt);
+    m_format = parser.value(formatOpt);
     if (!parser.isSet(formatOpt))
         return usage(tr("--format is required (jsonl, har or csv)"));
-    const bool har = format == QLatin1String("har");
-    if (format != QLatin1String("jsonl") && format != QLatin1String("csv") && !har)
-        return usage(tr("unknown format '%1' (jsonl, har or csv)").arg(format));
+    if (m_format != QLatin1String("jsonl") && m_format != QLatin1String("csv") && m_format != QLatin1String("har"))
+        return usage(tr("unknown format '%1' (jsonl, har or csv)").arg(m_format));
     if (!parser.isSet(outOpt) || parser.value(outOpt).isEmpty())
         return usage(tr("--out FILE is required"));
 
-    CallLogFilter filter;
     for (const QString& server : parser.values(serverOpt))
-        filter.servers.insert(server);
+        m_filter.servers.insert(server);
     for (const QString& tool : parser.values(toolOpt))
-        filter.tools.insert(tool);
+        m_filter.tools.insert(tool);
     for (const QString& name : parser.values(outcomeOpt)) {
         const std::optional<CallOutcome> outcome = outcomeFromName(name);
         if (!outcome) {
@@ -66,56 +67,96 @@ int ExportCommand::run(const QStringList& args)
                 names.append(outcomeName(CallOutcome(i)));
             return usage(tr("unknown outcome '%1' (one of: %2)").arg(name, names.join(QStringLiteral(", "))));
         }
-        filter.outcomes.append(*outcome);
+        m_filter.outcomes.append(*outcome);
     }
-    filter.text = parser.value(textOpt);
+    m_filter.text = parser.value(textOpt);
 
     // A log written before the value redactor existed may hold secret values in plain text: the
     // workspaces given with --config name them (secretEnv values, credential headers, URL passwords).
-    Redactor redactor;
+    QList<ServerConfig> configured;
     for (const QString& configPath : parser.values(configOpt)) {
         ConfigError configError;
         const auto workspace = Workspace::load(configPath, &configError);
         if (!workspace)
             return usage(configError.toString());
-        for (const ServerConfig& server : workspace->servers)
-            redactor.addServer(server);
+        for (const ServerConfig& server : workspace->servers) {
+            m_redactor.addServer(server);
+            configured.append(server);
+        }
     }
+    RedactingOutput::setRedactor(m_redactor);
 
-    const QString logPath = positional.first();
-    const QString outPath = parser.value(outOpt);
-    const CallLogReadResult log = CallLogReader::read(logPath);
-    if (!log.ok) {
+    m_logPath = positional.first();
+    m_outPath = parser.value(outOpt);
+    m_log = CallLogReader::read(m_logPath);
+    if (!m_log.ok) {
         // The error already names the first bad line; a line-by-line list of a binary file helps no one.
         // A LOG that is missing, a directory or unreadable is a wrong command line, not a failed transport.
-        m_err << "mcpscope-cli export: " << log.error << '\n';
+        m_err << "mcpscope-cli export: " << m_log.error << '\n';
         m_err.flush();
         return ExitUsage;
     }
-    for (const QString& problem : log.problems)
+    return readStoredSecrets(configured);
+}
+
+int ExportCommand::readStoredSecrets(const QList<ServerConfig>& configured)
+{
+    const QList<ServerConfig> servers = configured + StoredSecrets::serversOf(m_log.records);
+    const bool anyHttp
+        = std::any_of(servers.cbegin(), servers.cend(), [](const ServerConfig& s) { return s.isHttp(); });
+    // Only a log or workspace with an HTTP server has tokens to look for: the keychain is not even asked
+    // otherwise (its probe may take a moment when none answers).
+    const std::shared_ptr<TokenStore> store = anyHttp ? TokenStore::createDefault() : nullptr;
+    if (store && !store->isPersistent()) {
+        m_err << "mcpscope-cli export: warning: "
+              << tr("OAuth tokens are looked up in %1; tokens kept elsewhere are not recognised in %2")
+                     .arg(store->description(), m_logPath)
+              << '\n';
+        m_err.flush();
+    }
+    // Answered at once (nothing to read) the caller gets the exit code; answered later, finished() does.
+    m_readingStore = true;
+    StoredSecrets::read(store, servers, this, [this](const QStringList& secrets, const QStringList& problems) {
+        for (const QString& problem : problems)
+            m_err << "mcpscope-cli export: warning: " << problem << '\n';
+        for (const QString& secret : secrets)
+            m_redactor.addSecretValue(secret);
+        RedactingOutput::setRedactor(m_redactor);
+        m_exitCode = write();
+        if (!m_readingStore)
+            Q_EMIT finished(m_exitCode);
+    });
+    m_readingStore = false;
+    return m_exitCode;
+}
+
+int ExportCommand::write()
+{
+    for (const QString& problem : m_log.problems)
         m_err << "mcpscope-cli export: warning: " << problem << '\n';
-    if (log.records.isEmpty() && log.problems.isEmpty())
-        m_err << "mcpscope-cli export: " << tr("%1 holds no call records yet").arg(logPath) << '\n';
+    if (m_log.records.isEmpty() && m_log.problems.isEmpty())
+        m_err << "mcpscope-cli export: " << tr("%1 holds no call records yet").arg(m_logPath) << '\n';
+    const bool har = m_format == QLatin1String("har");
     QString error;
     bool written = false;
     if (har)
-        written = HarWriter::write(outPath, log.records, filter, &error, redactor);
-    else if (format == QLatin1String("csv"))
-        written = CallLogWriter::writeCsv(outPath, log.records, filter, &error, redactor);
+        written = HarWriter::write(m_outPath, m_log.records, m_filter, &error, m_redactor);
+    else if (m_format == QLatin1String("csv"))
+        written = CallLogWriter::writeCsv(m_outPath, m_log.records, m_filter, &error, m_redactor);
     else
-        written = CallLogWriter::writeJsonl(outPath, log.records, filter, &error, redactor);
+        written = CallLogWriter::writeJsonl(m_outPath, m_log.records, m_filter, &error, m_redactor);
     if (!written) {
         m_err << "mcpscope-cli export: " << error << '\n';
         m_err.flush();
         return ExitTransportFailure;
     }
     m_err << tr("exported %1 of %2 call(s) to %3")
-                 .arg(CallLogWriter::countMatching(log.records, filter))
-                 .arg(log.records.size())
-                 .arg(outPath);
+                 .arg(CallLogWriter::countMatching(m_log.records, m_filter))
+                 .arg(m_log.records.size())
+                 .arg(m_outPath);
     // Stdio calls and calls logged before wire exchanges were kept have no HTTP requests to show.
     if (har)
-        m_err << tr(" (%1 HTTP request(s))").arg(HarWriter::countEntries(log.records, filter));
+        m_err << tr(" (%1 HTTP request(s))").arg(HarWriter::countEntries(m_log.records, m_filter));
     m_err << '\n';
     m_err.flush();
     return ExitSuccess;

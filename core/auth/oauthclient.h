@@ -166,6 +166,11 @@ public:
     bool restoreCredentials(const QByteArray& saved);
     /// The token store key for this server's credentials: "oauth/<canonical resource>".
     QString credentialsKey() const;
+    static QString credentialsKeyFor(const QUrl& serverUrl);
+    /// The secret values in what saveCredentials() returned: the access and refresh tokens and the
+    /// client secret of a dynamic registration; empty for anything else. For a redactor, which must know
+    /// every one of them wherever they were stored.
+    static QStringList secretsIn(const QByteArray& saved);
 
     /// The RFC 8707 resource identifier for an MCP server URL: no fragment, no user info, no trailing slash.
     static QString canonicalResource(const QUrl& url);

@@ -362,7 +362,23 @@ void OAuthClient::revokeNext(QStringList hints)
 
 QString OAuthClient::credentialsKey() const
 {
-    return QStringLiteral("oauth/") + canonicalResource(m_options.serverUrl);
+    return credentialsKeyFor(m_options.serverUrl);
+}
+
+QString OAuthClient::credentialsKeyFor(const QUrl& serverUrl)
+{
+    return QStringLiteral("oauth/") + canonicalResource(serverUrl);
+}
+
+QStringList OAuthClient::secretsIn(const QByteArray& saved)
+{
+    const QJsonObject json = QJsonDocument::fromJson(saved).object();
+    const QJsonObject tokens = json.value(QLatin1String("tokens")).toObject();
+    QStringList secrets { tokens.value(QLatin1String("accessToken")).toString(),
+        tokens.value(QLatin1String("refreshToken")).toString(),
+        json.value(QLatin1String("registration")).toObject().value(QLatin1String("clientSecret")).toString() };
+    secrets.removeAll(QString());
+    return secrets;
 }
 
 QByteArray OAuthClient::saveCredentials() const

@@ -1,6 +1,7 @@
 #include "localserverlauncher.h"
 
 #include "config/commandline.h"
+#include "transport/childreaper.h"
 #include "transport/processgroupstop.h"
 
 #include <QProcess>
@@ -68,6 +69,7 @@ void LocalServerLauncher::start(const ServerConfig& config)
     Q_EMIT starting();
     Q_EMIT notice(tr("Server '%1': starting its launch command %2").arg(m_config.name, m_config.launchCommand));
     process->start();
+    ChildReaper::hold(process);
     waitForPort(PortProbes);
 }
 

@@ -92,7 +92,32 @@ QString ServerAuth::redacted(const QString& text) const
 
 QString ServerAuth::clientKey() const
 {
-    return QStringLiteral("client/") + m_config.name;
+    return clientKeyFor(m_config.name);
+}
+
+QString ServerAuth::clientKeyFor(const QString& serverName)
+{
+    return QStringLiteral("client/") + serverName;
+}
+
+QStringList ServerAuth::secretsInClientEntry(const QByteArray& entry)
+{
+    const QString secret = QJsonDocument::fromJson(entry).object().value(QLatin1String("clientSecret")).toString();
+    return secret.isEmpty() ? QStringList() : QStringList { secret };
+}
+
+void ServerAuth::learnSecrets(const QByteArray& saved)
+{
+    // The access token reaches the redactor in its header form as well (secretLearned of the header); the
+    // refresh token and a dynamic registration's client secret are never sent to the MCP server, but an
+    // authorization server's answer or a server's own echo may still carry them into a log.
+    const QStringList secrets = OAuthClient::secretsIn(saved);
+    for (const QString& secret : secrets) {
+        if (!m_learned.contains(secret)) {
+            m_learned.insert(secret);
+            Q_EMIT secretLearned(secret);
+        }
+    }
 }
 
 QList<AuthStep> ServerAuth::steps() const
@@ -190,7 +215,10 @@ void ServerAuth::buildClient()
         setState(State::NeedsUser);
         Q_EMIT browserNeeded(url);
     });
-    connect(m_client, &OAuthClient::credentialsChanged, this, &ServerAuth::persistTokens);
+    connect(m_client, &OAuthClient::credentialsChanged, this, [this] {
+        learnSecrets(m_client->saveCredentials());
+        persistTokens();
+    });
     connect(m_client, &OAuthClient::revoked, this, [this] {
         m_refreshTimer.stop();
         if (m_store)
@@ -224,6 +252,10 @@ void ServerAuth::load()
             [this](bool foundTokens, const QByteArray& tokens, const QString& readError) {
                 if (!readError.isEmpty())
                     Q_EMIT problem(tr("Server '%1': %2").arg(m_config.name, readError));
+                // What the entry holds, even what the client does not take back (a registration made for
+                // another redirect): it may be in any log written since.
+                if (foundTokens)
+                    learnSecrets(tokens);
                 if (foundTokens && m_client->restoreCredentials(tokens) && m_client->hasToken()) {
                     ++m_tokenGeneration;
                     const QByteArray header = m_client->authorizationHeader();

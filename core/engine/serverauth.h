@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 
 #include <functional>
@@ -100,6 +101,11 @@ public:
     bool hasClientSecret() const;
     bool hasClientKey() const;
 
+    /// The token store key of what the user gave for the server's client (its secret or key): "client/<name>".
+    static QString clientKeyFor(const QString& serverName);
+    /// The secret values in such an entry: the client secret.
+    static QStringList secretsInClientEntry(const QByteArray& entry);
+
 Q_SIGNALS:
     void stateChanged(mcpscope::ServerAuth::State state);
     void stepsChanged();
@@ -134,6 +140,8 @@ private:
     void onFailed(const QString& message);
     QString redacted(const QString& text) const;
     QString clientKey() const;
+    /// secretLearned for each secret in saved credentials (OAuthClient::saveCredentials) not learned before.
+    void learnSecrets(const QByteArray& saved);
 
     ServerConfig m_config;
     std::shared_ptr<TokenStore> m_store;
@@ -153,6 +161,7 @@ private:
     std::optional<TransportFailure>
         m_challenge; ///< of the flow in progress, for a re-authorization after a refused refresh
     quint64 m_tokenGeneration = 0;
+    QSet<QString> m_learned; ///< the secrets of the credentials already given to secretLearned
     QString m_storedSecret;
     QByteArray m_storedKey;
     quint16 m_redirectPort = 0;

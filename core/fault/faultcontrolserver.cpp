@@ -46,9 +46,7 @@ QByteArray errorBody(const QString& message)
 /// browser makes for a page's script carries Origin. Tools (curl, scripts, the CLI) send none of that.
 std::pair<int, QString> browserRefusal(const HttpWire::MessageReader& request, quint16 port)
 {
-    const QByteArray host = HttpWire::header(request.headers, "Host").trimmed().toLower();
-    const QByteArray suffix = ':' + QByteArray::number(port);
-    if (host != "127.0.0.1" + suffix && host != "localhost" + suffix)
+    if (!FaultProxy::isOwnHost(HttpWire::header(request.headers, "Host"), port))
         return { 403,
             McpScope::tr("the fault control API answers only requests for Host 127.0.0.1:%1 or localhost:%1, "
                          "not '%2'")

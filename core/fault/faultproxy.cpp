@@ -71,6 +71,15 @@ quint16 FaultProxy::port() const
     return m_server->serverPort();
 }
 
+bool FaultProxy::isOwnHost(const QByteArray& host, quint16 port)
+{
+    const QByteArray name = host.trimmed().toLower();
+    // On port 80 a client leaves the port out (RFC 9110 §7.2); on any other it must name it.
+    const QByteArray suffix = port == 80 ? QByteArray() : ':' + QByteArray::number(port);
+    return name == "127.0.0.1" + suffix || name == "localhost" + suffix
+        || (port == 80 && (name == "127.0.0.1:80" || name == "localhost:80"));
+}
+
 QHostAddress FaultProxy::serverAddress() const
 {
     return m_server->serverAddress();

@@ -133,6 +133,11 @@ public:
     /// The proxied endpoint: the upstream's path and query on http://127.0.0.1:port().
     QUrl url() const;
     quint16 port() const;
+    /// Whether a request's Host header names a loopback listener on port exactly as a local client
+    /// addresses it: 127.0.0.1:port or localhost:port (on port 80 also without the port). A page whose own
+    /// name resolves to 127.0.0.1 (DNS rebinding) sends its own name; a Host without our port names another
+    /// listener.
+    static bool isOwnHost(const QByteArray& host, quint16 port);
     /// Always QHostAddress::LocalHost while listening.
     QHostAddress serverAddress() const;
     QUrl upstream() const { return m_upstream; }

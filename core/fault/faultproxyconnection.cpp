@@ -133,13 +133,8 @@ void FaultProxyConnection::handleRequest()
     m_watchStream = false;
 
     // A web page whose own name resolves to 127.0.0.1 (DNS rebinding) must not reach the server behind
-    // us: it shows in a Host that is not ours (a loopback name, with our port or none). The upstream
-    // gets its own Host either way.
-    const QByteArray host = HttpWire::header(m_request->headers, "Host").trimmed().toLower();
-    const QByteArray suffix = ':' + QByteArray::number(m_proxy->port());
-    const bool ours
-        = host == "127.0.0.1" || host == "localhost" || host == "127.0.0.1" + suffix || host == "localhost" + suffix;
-    if (!ours) {
+    // us: it shows in a Host that is not ours. The upstream gets its own Host either way.
+    if (!FaultProxy::isOwnHost(HttpWire::header(m_request->headers, "Host"), m_proxy->port())) {
         m_keepAlive = false;
         respond(403, { { "Content-Type", "text/plain" } },
             FaultProxy::tr("The fault proxy answers only requests for Host 127.0.0.1:%1 or localhost:%1, not '%2'.\n")

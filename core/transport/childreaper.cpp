@@ -1,112 +1,120 @@
 #include "childreaper.h"
 
-#include "procstat.h"
+#include "childreaper_p.h"
 
 #include <QCoreApplication>
-#include <QElapsedTimer>
-#include <QHash>
 #include <QList>
+#include <QPointer>
 #include <QProcess>
-#include <QSet>
-#include <QThread>
+#include <QTimer>
 
-#include <csignal>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#ifdef Q_OS_LINUX
-#include <sys/prctl.h>
-#endif
+#include <algorithm>
 
 namespace mcpscope {
 
 namespace {
 
-#ifdef Q_OS_LINUX
-constexpr int PollMs = 10;
-constexpr int KillWaitMs = 500;
+/// An adopted process that ends is a zombie until the next pass: often enough that none lingers after
+/// a respawn, rarely enough to cost nothing (a pass reads one small /proc file per thread and child).
+constexpr int PassIntervalMs = 1000;
 
-using Process = ProcStat;
-
-/// Every process below root, read from /proc (parents first).
-QList<Process> descendantsOf(pid_t root)
+struct Reaper
 {
-    QHash<pid_t, QList<Process>> children;
-    for (const ProcStat& process : readProcStats())
-        children[process.ppid].append(process);
-    QList<Process> below = children.value(root);
-    for (qsizetype i = 0; i < below.size(); ++i)
-        below.append(children.value(below.at(i).pid));
-    return below;
+    bool subreaper = false;
+    QList<QPointer<QProcess>> held;
+    QPointer<QTimer> timer;
+};
+
+Reaper& reaper()
+{
+    static Reaper instance;
+    return instance;
 }
-#endif
+
+/// The children only their QProcess may reap: the held ones, and any QProcess below the application
+/// object (a stop's leader at exit).
+QSet<qint64> heldPids()
+{
+    QSet<qint64> pids;
+    QList<QPointer<QProcess>>& held = reaper().held;
+    held.removeIf([](const QPointer<QProcess>& process) { return process.isNull(); });
+    for (const QPointer<QProcess>& process : std::as_const(held)) {
+        if (process->processId() > 0)
+            pids.insert(process->processId());
+    }
+    if (const QCoreApplication* app = QCoreApplication::instance()) {
+        const QList<QProcess*> processes = app->findChildren<QProcess*>();
+        for (const QProcess* process : processes) {
+            if (process->processId() > 0)
+                pids.insert(process->processId());
+        }
+    }
+    return pids;
+}
+
+bool heldRunning()
+{
+    const QList<QPointer<QProcess>>& held = reaper().held;
+    return std::any_of(held.cbegin(), held.cend(),
+        [](const QPointer<QProcess>& process) { return process && process->state() != QProcess::NotRunning; });
+}
+
+void pass()
+{
+    bool adoptedRunning = false;
+    ChildReaperPlatform::reapChildren(heldPids(), &adoptedRunning);
+    // Only a running server or an adopted process can hand us another process; with neither, an idle
+    // McpScope wakes for nothing. The next hold() starts the passes again.
+    if (!adoptedRunning && !heldRunning() && reaper().timer)
+        reaper().timer->stop();
+}
+
+void schedulePasses()
+{
+    QCoreApplication* app = QCoreApplication::instance();
+    if (!reaper().subreaper || !app)
+        return;
+    if (!reaper().timer) {
+        reaper().timer = new QTimer(app);
+        reaper().timer->setInterval(PassIntervalMs);
+        QObject::connect(reaper().timer, &QTimer::timeout, app, &pass);
+    }
+    if (!reaper().timer->isActive())
+        reaper().timer->start();
+}
 
 } // namespace
 
 bool ChildReaper::becomeSubreaper()
 {
-#ifdef Q_OS_LINUX
-    return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
-#else
-    return false;
-#endif
+    reaper().subreaper = ChildReaperPlatform::becomeSubreaper();
+    return reaper().subreaper;
+}
+
+void ChildReaper::hold(QProcess* process)
+{
+    if (!process)
+        return;
+    reaper().held.append(process);
+    schedulePasses();
+}
+
+int ChildReaper::reapAdopted()
+{
+    // Only a subreaper is handed processes it did not start; in any other process (a test that runs its
+    // own QProcesses without holding them) every child belongs to a QProcess.
+    if (!reaper().subreaper)
+        return 0;
+    bool adoptedRunning = false;
+    const int reaped = ChildReaperPlatform::reapChildren(heldPids(), &adoptedRunning);
+    if (adoptedRunning)
+        schedulePasses();
+    return reaped;
 }
 
 int ChildReaper::stopDescendants(int graceMs)
 {
-#ifdef Q_OS_LINUX
-    const pid_t self = ::getpid();
-    // A QProcess reaps its own child (through its forkfd); reaping it here would leave it waiting on
-    // a process that no longer exists.
-    QSet<pid_t> held;
-    if (const QCoreApplication* app = QCoreApplication::instance()) {
-        const QList<QProcess*> processes = app->findChildren<QProcess*>();
-        for (const QProcess* process : processes) {
-            if (process->processId() > 0)
-                held.insert(pid_t(process->processId()));
-        }
-    }
-    QSet<pid_t> found;
-    bool killing = false;
-    QElapsedTimer elapsed;
-    elapsed.start();
-    for (;;) {
-        bool running = false;
-        // Each pass looks again: a process that dies hands its own children to us.
-        const QList<Process> below = descendantsOf(self);
-        for (const Process& process : below) {
-            if (process.zombie) {
-                if (process.ppid == self && !held.contains(process.pid))
-                    ::waitpid(process.pid, nullptr, WNOHANG);
-                continue;
-            }
-            running = true;
-            const bool first = !found.contains(process.pid);
-            found.insert(process.pid);
-            if (killing) {
-                ::kill(process.pid, SIGKILL);
-            } else if (first) {
-                ::kill(process.pid, SIGTERM);
-                // A suspended server (the SIGSTOP fault) acts on SIGTERM only once it runs again.
-                ::kill(process.pid, SIGCONT);
-            }
-        }
-        if (!running)
-            break;
-        if (!killing && elapsed.elapsed() >= graceMs) {
-            killing = true;
-            continue;
-        }
-        if (killing && elapsed.elapsed() >= graceMs + KillWaitMs)
-            break;
-        QThread::msleep(PollMs);
-    }
-    return int(found.size());
-#else
-    Q_UNUSED(graceMs)
-    return 0;
-#endif
+    return ChildReaperPlatform::stopDescendants(heldPids(), graceMs);
 }
 
 } // namespace mcpscope

@@ -1,5 +1,6 @@
 #include "processgroupstop.h"
 
+#include "childreaper.h"
 #include "procstat.h"
 
 #include <QCoreApplication>
@@ -9,7 +10,6 @@
 #include <algorithm>
 #include <csignal>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <utility>
 
 namespace mcpscope {
@@ -133,9 +133,9 @@ void ProcessGroupStop::finish()
     m_timer.stop();
     if (m_group > 0) {
         signalGroup(m_group, SIGKILL);
-        // Members whose parent died before them were handed to us (ChildReaper::becomeSubreaper); the
-        // leader is reaped by its QProcess already, so what waitpid finds here is only theirs.
-        while (::waitpid(-pid_t(m_group), nullptr, WNOHANG) > 0) { }
+        // Members whose parent died before them were handed to us (ChildReaper::becomeSubreaper). Those
+        // already gone are reaped now, the ones the SIGKILL has yet to end by the reaper's next pass.
+        ChildReaper::reapAdopted();
     }
     Q_EMIT finished();
 }

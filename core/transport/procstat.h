@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QList>
 
+#include <optional>
 #include <sys/types.h>
 
 namespace mcpscope {
@@ -17,9 +18,23 @@ struct ProcStat
     bool zombie = false; ///< state Z or X: exited, not yet reaped
 };
 
-/// Linux: every process in /proc; empty where there is no /proc. /proc/PID/stat reads
-/// "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses, so the fields start after
-/// the last ')'.
+/// Linux: the process pid (name: its /proc entry), or nullopt when it is gone or there is no /proc.
+/// /proc/PID/stat reads "pid (comm) state ppid pgrp ..."; comm may hold spaces and parentheses, so the
+/// fields start after the last ')'.
+inline std::optional<ProcStat> readProcStat(pid_t pid, const QString& name)
+{
+    QFile stat(QStringLiteral("/proc/") + name + QStringLiteral("/stat"));
+    if (!stat.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    const QByteArray line = stat.readAll();
+    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+    if (fields.size() < 3)
+        return std::nullopt;
+    return ProcStat { pid, pid_t(fields.at(1).toInt()), fields.at(2).toLongLong(),
+        fields.at(0) == "Z" || fields.at(0) == "X" };
+}
+
+/// Linux: every process in /proc; empty where there is no /proc.
 inline QList<ProcStat> readProcStats()
 {
     QList<ProcStat> processes;
@@ -29,15 +44,8 @@ inline QList<ProcStat> readProcStats()
         const pid_t pid = pid_t(entry.toInt(&isPid));
         if (!isPid)
             continue;
-        QFile stat(QStringLiteral("/proc/") + entry + QStringLiteral("/stat"));
-        if (!stat.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray line = stat.readAll();
-        const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() < 3)
-            continue;
-        processes.append({ pid, pid_t(fields.at(1).toInt()), fields.at(2).toLongLong(),
-            fields.at(0) == "Z" || fields.at(0) == "X" });
+        if (const std::optional<ProcStat> process = readProcStat(pid, entry))
+            processes.append(*process);
     }
     return processes;
 }

@@ -1,5 +1,6 @@
 #include "stdiotransport.h"
 
+#include "childreaper.h"
 #include "jsonrpc/jsonrpccodec.h"
 #include "processgroupstop.h"
 #include "stdiopipes.h"
@@ -122,6 +123,7 @@ void StdioTransport::open()
     // event loop: a transport destroyed before then (a respawn at exit) still stops the whole group.
     if (process->state() != QProcess::NotRunning)
         m_pid = process->processId();
+    ChildReaper::hold(process);
     // The child has its copies now (or never will): ours must go, or its stdin would never see EOF.
     closeFd(m_childStdinFd);
     closeFd(m_childStdoutFd);
@@ -318,13 +320,28 @@ void StdioTransport::onFinished(int exitCode, QProcess::ExitStatus status)
 {
     // What the child wrote before it died comes before the news of its death. Then the pipes go,
     // as QProcess's own would: something the leader started must not keep feeding a dead channel.
+    if (!m_reading && !m_closing) {
+        if (m_readNotifier)
+            m_readNotifier->setEnabled(false);
+        m_exit = { exitCode, status };
+        m_exitReadsLeft = ReadsAfterExit;
+        drainAfterExit();
+        return;
+    }
     if (!m_reading) {
+        // Closing: the stop that ends the close waits for this, so the rest is read at once.
         const QPointer<StdioTransport> self(this);
         readStdout(ReadsAfterExit);
         if (!self)
             return;
+        m_unhandled.clear();
         closeReadEnd();
     }
+    reportExit(exitCode, status);
+}
+
+void StdioTransport::reportExit(int exitCode, QProcess::ExitStatus status)
+{
     closeWriteEnd();
     if (!m_stderr.isEmpty()) {
         Q_EMIT serverLog(QString::fromUtf8(m_stderr));
@@ -419,6 +436,8 @@ void StdioTransport::finishClose()
     if (m_closedEmitted)
         return;
     m_closedEmitted = true;
+    m_unhandled.clear();
+    m_exit.reset();
     closeFds();
     Q_EMIT closed();
 }

@@ -2,6 +2,7 @@
 
 #include "transport.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QMap>
 #include <QPointer>
@@ -9,6 +10,8 @@
 #include <QStringList>
 
 #include <deque>
+#include <optional>
+#include <utility>
 
 class QSocketNotifier;
 
@@ -62,10 +65,28 @@ private:
 
     void onReadable();
     void onWritable();
-    void readStdout(int maxReads, qint64 budgetMs = -1);
-    /// Splits what was read into lines; false when a slot deleted us meanwhile.
-    bool feedStdout(QByteArrayView chunk, const QPointer<StdioTransport>& self);
-    void checkStdoutOverflow();
+    /// How a pass over the child's stdout ended: a slot deleted us; the pipe is empty (or closed) and
+    /// nothing waits; or there may be more (a backlog, a budget or maxReads used up, a nested loop).
+    enum class ReadEnd { Deleted, Empty, More };
+    /// Handles what waits in m_unhandled, then reads and handles up to maxReads chunks. With a budget,
+    /// stops handling lines once busy for budgetMs: the rest waits in m_unhandled for a later pass.
+    /// *reads: how many reads it made.
+    ReadEnd readStdout(int maxReads, qint64 budgetMs = -1, int* reads = nullptr);
+    /// After the child exited: handles what it left in the pipe in slices, then reports the exit.
+    void drainAfterExit();
+    void reportExit(int exitCode, QProcess::ExitStatus status);
+    /// Splits what was read into lines and handles them, until busy (started by the caller) passes
+    /// budgetMs. Returns how many bytes of chunk it took (all of them without a budget), or -1 when a
+    /// slot deleted us meanwhile.
+    qsizetype feedStdout(QByteArrayView chunk, const QPointer<StdioTransport>& self,
+        const QElapsedTimer* busy = nullptr, qint64 budgetMs = -1);
+    /// After a pass: a backlog in m_unhandled is handled on a later pass of the event loop, and the pipe
+    /// is not read meanwhile (the child then waits on a full pipe); without one, the notifier reads again.
+    void scheduleReading();
+    /// Adds to the unfinished line; past maxMessageBytes it is dropped and only its ends are kept.
+    void appendPartial(QByteArrayView piece);
+    /// The unfinished line, whole, now that its end arrived.
+    QByteArray takePartial();
     void takeLine(QByteArrayView line);
     qint64 writeStdin(const char* data, qsizetype size);
     void writePending();
@@ -101,7 +122,15 @@ private:
     bool m_blockSigpipe = true; ///< someone handles SIGPIPE: block it around our writes
     bool m_reading = false; ///< inside readStdout(); a nested event loop must not read past our lines
     bool m_readDeferred = false;
-    QByteArray m_stdout; ///< the start of a line whose end has not arrived; never holds a newline
+    /// The start of a line whose end has not arrived, in the pieces it was read in; never holds a newline.
+    QList<QByteArray> m_partial;
+    qsizetype m_partialBytes = 0;
+    /// Read from the pipe but not handled yet: a pass that used up its time budget left it, in order.
+    QByteArray m_unhandled;
+    bool m_passScheduled = false;
+    /// The child's exit, while drainAfterExit() reads what it left, with the reads it may still make.
+    std::optional<std::pair<int, QProcess::ExitStatus>> m_exit;
+    int m_exitReadsLeft = 0;
     bool m_discardingLine = false;
     QByteArray m_oversizedHead;
     QByteArray m_oversizedTail;

@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QSocketNotifier>
+#include <QTimer>
 
 #include <cerrno>
 #include <unistd.h>
@@ -20,10 +21,11 @@ namespace mcpscope {
 namespace {
 constexpr qsizetype ExcerptBytes = 256;
 constexpr int ReadsPerActivation = 16; ///< 1 MiB, so a fast writer cannot starve the event loop
-/// Small messages cost far more to handle than to read (a flood of notifications fills 1 MiB with
-/// thousands): after this much handling the rest waits for the next activation, so the GUI thread
-/// never stalls for more than about one read's worth of lines.
-constexpr qint64 ReadBudgetMs = 10;
+/// Small messages cost far more to handle than to read (a flood of notifications fills one 64 KiB
+/// read with hundreds, and each goes through the session, the engine, the views and the call log):
+/// after this much handling the rest waits for the next pass of the event loop, so the GUI thread is
+/// never busy here for much longer than one line's worth past it (STYLE.md: slices of about 5 ms).
+constexpr qint64 ReadBudgetMs = 5;
 } // namespace
 
 void StdioTransport::onReadable()
@@ -31,7 +33,7 @@ void StdioTransport::onReadable()
     readStdout(ReadsPerActivation, ReadBudgetMs);
 }
 
-void StdioTransport::readStdout(int maxReads, qint64 budgetMs)
+StdioTransport::ReadEnd StdioTransport::readStdout(int maxReads, qint64 budgetMs, int* reads)
 {
     if (m_reading) {
         // A slot we called runs a nested event loop: what follows in the pipe must wait until the
@@ -39,43 +41,112 @@ void StdioTransport::readStdout(int maxReads, qint64 budgetMs)
         if (m_readNotifier)
             m_readNotifier->setEnabled(false);
         m_readDeferred = true;
-        return;
+        return ReadEnd::More;
     }
     const QPointer<StdioTransport> self(this);
     m_reading = true;
-    char buffer[ReadChunkBytes];
     QElapsedTimer busy;
     busy.start();
-    for (int i = 0; i < maxReads && m_stdoutFd >= 0 && (budgetMs < 0 || i == 0 || busy.elapsed() < budgetMs); ++i) {
-        const ssize_t n = ::read(m_stdoutFd, buffer, sizeof buffer);
-        if (n > 0) {
-            if (!feedStdout(QByteArrayView(buffer, n), self))
-                return; // we were deleted
-            // A read that did not fill the buffer emptied the pipe: the notifier tells when there
-            // is more, which saves the read() that would only say EAGAIN.
-            if (n < qsizetype(sizeof buffer))
-                break;
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && errno == EAGAIN) {
-            break;
-        } else {
-            // EOF (or a broken pipe): the child closed its stdout. Its exit, if it comes, is
-            // reported by onFinished() with its exit code.
-            closeReadEnd();
-            break;
+    int done = 0;
+    const ReadEnd end = [&] {
+        // First what an earlier pass read but had no time for: it came before anything in the pipe.
+        if (!m_unhandled.isEmpty()) {
+            const QByteArray backlog = std::exchange(m_unhandled, QByteArray());
+            const qsizetype taken = feedStdout(backlog, self, &busy, budgetMs);
+            if (taken < 0)
+                return ReadEnd::Deleted;
+            if (taken < backlog.size()) {
+                m_unhandled = backlog.sliced(taken);
+                return ReadEnd::More;
+            }
         }
-    }
+        char buffer[ReadChunkBytes];
+        for (; done < maxReads && m_stdoutFd >= 0 && (budgetMs < 0 || busy.elapsed() < budgetMs); ++done) {
+            const ssize_t n = ::read(m_stdoutFd, buffer, sizeof buffer);
+            if (n > 0) {
+                const QByteArrayView chunk(buffer, n);
+                const qsizetype taken = feedStdout(chunk, self, &busy, budgetMs);
+                if (taken < 0)
+                    return ReadEnd::Deleted;
+                if (taken < n) {
+                    ++done;
+                    m_unhandled = chunk.sliced(taken).toByteArray();
+                    return ReadEnd::More;
+                }
+                // A read that did not fill the buffer emptied the pipe: the notifier tells when there
+                // is more, which saves the read() that would only say EAGAIN.
+                if (n < qsizetype(sizeof buffer))
+                    return ReadEnd::Empty;
+            } else if (n < 0 && errno == EINTR) {
+                continue;
+            } else if (n < 0 && errno == EAGAIN) {
+                return ReadEnd::Empty;
+            } else {
+                // EOF (or a broken pipe): the child closed its stdout. Its exit, if it comes, is
+                // reported by onFinished() with its exit code.
+                closeReadEnd();
+                return ReadEnd::Empty;
+            }
+        }
+        return m_stdoutFd < 0 ? ReadEnd::Empty : ReadEnd::More;
+    }();
+    if (end == ReadEnd::Deleted)
+        return end;
+    if (reads)
+        *reads = done;
     m_reading = false;
-    if (m_readDeferred) {
-        m_readDeferred = false;
-        if (m_readNotifier)
-            m_readNotifier->setEnabled(true);
-    }
+    m_readDeferred = false;
+    scheduleReading();
+    return end;
 }
 
-bool StdioTransport::feedStdout(QByteArrayView chunk, const QPointer<StdioTransport>& self)
+void StdioTransport::scheduleReading()
 {
+    // After the child's exit the drain (drainAfterExit) paces the reading itself.
+    if (m_exit)
+        return;
+    if (m_unhandled.isEmpty()) {
+        if (m_readNotifier)
+            m_readNotifier->setEnabled(true);
+        return;
+    }
+    if (m_readNotifier)
+        m_readNotifier->setEnabled(false);
+    if (std::exchange(m_passScheduled, true))
+        return;
+    QTimer::singleShot(0, this, [this] {
+        m_passScheduled = false;
+        readStdout(ReadsPerActivation, ReadBudgetMs);
+    });
+}
+
+void StdioTransport::drainAfterExit()
+{
+    // What the child wrote before it died comes before the news of its death, in slices like any
+    // other output (a server that floods, then exits, leaves up to a pipe's worth plus our backlog).
+    // At most ReadsAfterExit reads: a grandchild that still holds the pipe must not keep us here.
+    if (!m_exit)
+        return; // closed meanwhile: nothing is reported after closed()
+    const QPointer<StdioTransport> self(this);
+    int reads = 0;
+    const ReadEnd end = readStdout(std::min(ReadsPerActivation, m_exitReadsLeft), ReadBudgetMs, &reads);
+    if (end == ReadEnd::Deleted || !self)
+        return;
+    m_exitReadsLeft -= reads;
+    if (m_reading || (end == ReadEnd::More && (m_exitReadsLeft > 0 || !m_unhandled.isEmpty()))) {
+        QTimer::singleShot(0, this, &StdioTransport::drainAfterExit);
+        return;
+    }
+    m_unhandled.clear();
+    closeReadEnd();
+    const auto [exitCode, status] = *std::exchange(m_exit, std::nullopt);
+    reportExit(exitCode, status);
+}
+
+qsizetype StdioTransport::feedStdout(
+    QByteArrayView chunk, const QPointer<StdioTransport>& self, const QElapsedTimer* busy, qint64 budgetMs)
+{
+    const qsizetype whole = chunk.size();
     if (m_discardingLine) {
         const qsizetype nl = chunk.indexOf('\n');
         const QByteArrayView part = nl < 0 ? chunk : chunk.first(nl);
@@ -83,25 +154,29 @@ bool StdioTransport::feedStdout(QByteArrayView chunk, const QPointer<StdioTransp
         m_oversizedTail.append(part.last(std::min(part.size(), ExcerptBytes)));
         m_oversizedTail = m_oversizedTail.right(ExcerptBytes);
         if (nl < 0)
-            return true;
+            return whole;
         handleOversizedLine();
         if (!self)
-            return false;
+            return -1;
         chunk = chunk.sliced(nl + 1);
     }
-    if (!m_stdout.isEmpty()) {
+    if (m_partialBytes > 0) {
         // The end of a line begun in an earlier read.
         const qsizetype nl = chunk.indexOf('\n');
         if (nl < 0) {
-            m_stdout.append(chunk);
-            checkStdoutOverflow();
-            return true;
+            appendPartial(chunk);
+            return whole;
         }
-        m_stdout.append(chunk.first(nl));
-        const QByteArray line = std::exchange(m_stdout, QByteArray());
-        takeLine(line);
+        appendPartial(chunk.first(nl));
+        if (m_discardingLine) {
+            // This last piece took it over the limit.
+            handleOversizedLine();
+        } else {
+            const QByteArray line = takePartial();
+            takeLine(line);
+        }
         if (!self)
-            return false;
+            return -1;
         chunk = chunk.sliced(nl + 1);
     }
     // Whole lines are handled where they were read, without a copy.
@@ -109,26 +184,51 @@ bool StdioTransport::feedStdout(QByteArrayView chunk, const QPointer<StdioTransp
     for (qsizetype nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
         takeLine(chunk.sliced(start, nl - start));
         if (!self)
-            return false;
+            return -1;
         start = nl + 1;
+        if (busy && budgetMs >= 0 && busy->elapsed() >= budgetMs && start < chunk.size())
+            return whole - (chunk.size() - start);
     }
-    if (start < chunk.size()) {
-        m_stdout.append(chunk.sliced(start));
-        checkStdoutOverflow();
-    }
-    return true;
+    if (start < chunk.size())
+        appendPartial(chunk.sliced(start));
+    return whole;
 }
 
-void StdioTransport::checkStdoutOverflow()
+void StdioTransport::appendPartial(QByteArrayView piece)
 {
-    if (m_stdout.size() <= m_options.maxMessageBytes)
+    // A long line stays in the pieces it was read in, copied once when it ends: growing one buffer to
+    // tens of MiB would copy it again at every doubling, each copy a stall of its own. Small pieces (a
+    // server that writes a byte at a time) join the last one, so the list stays short.
+    if (!m_partial.isEmpty() && m_partial.last().size() < ReadChunkBytes)
+        m_partial.last().append(piece);
+    else
+        m_partial.append(piece.toByteArray());
+    m_partialBytes += piece.size();
+    if (m_partialBytes <= m_options.maxMessageBytes)
         return;
     // Too large to hold: keep only the ends, which is where an id can be recovered from.
     m_discardingLine = true;
-    m_oversizedHead = m_stdout.left(ExcerptBytes);
-    m_oversizedTail = m_stdout.right(ExcerptBytes);
-    m_oversizedBytes = m_stdout.size();
-    m_stdout.clear();
+    for (const QByteArray& part : std::as_const(m_partial)) {
+        m_oversizedHead.append(part.first(std::min(part.size(), ExcerptBytes - m_oversizedHead.size())));
+        if (m_oversizedHead.size() >= ExcerptBytes)
+            break;
+    }
+    for (auto it = m_partial.crbegin(); it != m_partial.crend() && m_oversizedTail.size() < ExcerptBytes; ++it)
+        m_oversizedTail.prepend(it->last(std::min(it->size(), ExcerptBytes - m_oversizedTail.size())));
+    m_oversizedBytes = m_partialBytes;
+    m_partial.clear();
+    m_partialBytes = 0;
+}
+
+QByteArray StdioTransport::takePartial()
+{
+    QByteArray line;
+    line.reserve(m_partialBytes);
+    for (const QByteArray& part : std::as_const(m_partial))
+        line.append(part);
+    m_partial.clear();
+    m_partialBytes = 0;
+    return line;
 }
 
 void StdioTransport::takeLine(QByteArrayView line)

@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/serverconnection.h"
 #include "logstorereads.h"
+#include "logviewers.h"
 #include "mainwindow/mainwindow.h"
 #include "models/callsmodel.h"
 #include "models/callsmodeldefs.h"
@@ -166,15 +167,7 @@ void TestCallLogUi::cleanup()
 {
     m_tester.reset();
     m_window.reset();
-    // Viewers are top-level windows of their own; their menus are top-level widgets they own.
-    QList<QPointer<LogViewerWindow>> viewers;
-    const QList<QWidget*> windows = QApplication::topLevelWidgets();
-    for (QWidget* w : windows) {
-        if (auto* viewer = qobject_cast<LogViewerWindow*>(w))
-            viewers.append(viewer);
-    }
-    for (const QPointer<LogViewerWindow>& viewer : std::as_const(viewers))
-        delete viewer.data();
+    test::closeLogViewers();
     m_scratch.reset();
 }
 

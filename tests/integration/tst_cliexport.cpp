@@ -3,12 +3,14 @@
 #include "calllog/callrecord.h"
 #include "config/workspace.h"
 #include "peerprocess.h"
+#include "plantedtokens.h"
 
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 using namespace mcpscope;
 using mcpscope::test::runCli;
@@ -36,6 +38,14 @@ CallRecord makeRecord(int i)
     r.attempts.append(attempt);
     r.outcome = i % 4 ? CallOutcome::Success : CallOutcome::Timeout;
     return r;
+}
+
+/// A log of one record, written as an older McpScope wrote it (unredacted).
+bool writeLog(const QString& path, const CallRecord& record)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly)
+        && file.write(QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact) + '\n') > 0;
 }
 
 QByteArray readAll(const QString& path)
@@ -144,10 +154,7 @@ private Q_SLOTS:
         result.insert(QStringLiteral("echo"), QString(envSecret + QLatin1Char(' ') + token));
         r.result = result;
         const QString oldLog = m_dir.filePath(QStringLiteral("old.jsonl"));
-        QFile file(oldLog);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(r.toJson()).toJson(QJsonDocument::Compact) + '\n');
-        file.close();
+        QVERIFY(writeLog(oldLog, r));
 
         Workspace workspace;
         ServerConfig alpha;
@@ -183,6 +190,60 @@ private Q_SLOTS:
             QStringLiteral("jsonl"), QStringLiteral("--out"), out });
         QCOMPARE(bare.exitCode, 0);
         QVERIFY(readAll(out).contains(envSecret.toUtf8()));
+    }
+
+    void oldLogTokensFromTheTokenStoreAreScrubbed()
+    {
+        // A log an older McpScope wrote: the server echoed its OAuth tokens and client secrets into a result
+        // and an error, in plain text. The token store still keeps them (planted here as ServerAuth keeps
+        // them), for the server the log's own attempt went to and for the same server in a workspace.
+        const QUrl url(QStringLiteral("http://127.0.0.1:9/mcp-") + QUuid::createUuid().toString(QUuid::Id128));
+        test::PlantedTokens planted;
+        PLANT_TOKENS_OR_SKIP(planted, QStringLiteral("gamma"), url);
+        CallRecord r = makeRecord(5);
+        r.server = QStringLiteral("gamma");
+        HttpExchange post;
+        post.method = QStringLiteral("POST");
+        post.url = url.toString();
+        post.status = 403;
+        r.attempts.first().exchange.http = { post };
+        r.attempts.first().error
+            = QStringLiteral("403 for %1 (refresh %2)").arg(planted.accessToken, planted.refreshToken);
+        r.result = QJsonObject { { QStringLiteral("echo"), planted.all().join(QLatin1Char(' ')) } };
+        const QString oldLog = m_dir.filePath(QStringLiteral("old-oauth.jsonl"));
+        QVERIFY(writeLog(oldLog, r));
+        Workspace workspace;
+        ServerConfig gamma;
+        gamma.name = QStringLiteral("gamma");
+        gamma.transport = TransportKind::AutoHttp;
+        gamma.url = url;
+        workspace.servers = { gamma };
+        const QString config = m_dir.filePath(QStringLiteral("oauth-workspace.json"));
+        QString error;
+        QVERIFY2(workspace.save(config, &error), qPrintable(error));
+
+        const auto exportTo = [&](const QString& format, const QStringList& extra) {
+            const QString out = m_dir.filePath(QStringLiteral("oauth-out.") + format);
+            const auto run = runCli(QStringList { QStringLiteral("export"), oldLog, QStringLiteral("--format"), format,
+                                        QStringLiteral("--out"), out }
+                + extra);
+            return std::pair { run.exitCode, QByteArray(readAll(out) + run.out + run.err) };
+        };
+        for (const QStringList& extra : { QStringList {}, QStringList { QStringLiteral("--config"), config } }) {
+            for (const QString& format : { QStringLiteral("jsonl"), QStringLiteral("har"), QStringLiteral("csv") }) {
+                const auto [exitCode, written] = exportTo(format, extra);
+                QVERIFY2(exitCode == 0, written.constData());
+                for (const QString& secret : planted.all())
+                    QVERIFY2(!written.contains(secret.toUtf8()), qPrintable(format + QLatin1String(": ") + secret));
+                if (format == QLatin1String("jsonl"))
+                    QVERIFY2(written.contains("[redacted]"), written.constData());
+            }
+        }
+        // Once the store forgot them, nothing names them any more: the test can fail.
+        planted.remove();
+        const auto [exitCode, written] = exportTo(QStringLiteral("jsonl"), {});
+        QCOMPARE(exitCode, 0);
+        QVERIFY(written.contains(planted.accessToken.toUtf8()));
     }
 
     void usageErrors_data()

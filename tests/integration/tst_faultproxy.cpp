@@ -112,7 +112,11 @@ struct RawClient
     bool disconnected = false;
     std::optional<QAbstractSocket::SocketError> error;
 
+    /// Host: 127.0.0.1:PORT, the only form (with localhost) the proxy answers.
+    QByteArray host;
+
     explicit RawClient(quint16 port)
+        : host("Host: 127.0.0.1:" + QByteArray::number(port) + "\r\n")
     {
         socket.setProxy(QNetworkProxy::NoProxy);
         QObject::connect(&socket, &QTcpSocket::readyRead, &socket, [this] { received += socket.readAll(); });
@@ -124,13 +128,13 @@ struct RawClient
 
     void post(const QByteArray& target, const QByteArray& body)
     {
-        socket.write("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        socket.write("POST " + target + " HTTP/1.1\r\n" + host + "Content-Type: application/json\r\n"
             + "Accept: application/json, text/event-stream\r\nContent-Length: " + QByteArray::number(body.size())
             + "\r\n\r\n" + body);
     }
     void get(const QByteArray& target)
     {
-        socket.write("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
+        socket.write("GET " + target + " HTTP/1.1\r\n" + host + "Accept: text/event-stream\r\n\r\n");
     }
     void send(const QByteArray& raw) { socket.write(raw); }
     int status() const { return received.startsWith("HTTP/1.1 ") ? received.mid(9, 3).toInt() : 0; }
@@ -301,6 +305,8 @@ private Q_SLOTS:
     void controlServerRefusesWebPages();
     void proxyRefusesForeignHost_data();
     void proxyRefusesForeignHost();
+    void ownHostNames_data();
+    void ownHostNames();
     void cliProxy();
     void beforeHeadFaults_data();
     void beforeHeadFaults();
@@ -772,7 +778,10 @@ void TestFaultProxy::proxyRefusesForeignHost_data()
     QTest::addColumn<int>("status");
     QTest::newRow("127.0.0.1: forwarded") << QByteArray("127.0.0.1:PORT") << 200;
     QTest::newRow("localhost: forwarded") << QByteArray("localhost:PORT") << 200;
-    QTest::newRow("a loopback name without the port: forwarded") << QByteArray("127.0.0.1") << 200;
+    QTest::newRow("a loopback name without the port (port 80, not ours)") << QByteArray("127.0.0.1") << 403;
+    QTest::newRow("localhost without the port") << QByteArray("localhost") << 403;
+    QTest::newRow("DNS rebinding: a foreign name without a port") << QByteArray("rebind.example") << 403;
+    QTest::newRow("a loopback name with a trailing dot") << QByteArray("localhost.:PORT") << 403;
     QTest::newRow("DNS rebinding: a foreign name") << QByteArray("rebind.example:PORT") << 403;
     QTest::newRow("another port") << QByteArray("127.0.0.1:1") << 403;
     QTest::newRow("no Host") << QByteArray() << 403;
@@ -802,6 +811,31 @@ void TestFaultProxy::proxyRefusesForeignHost()
     // Forwarded: whatever the server answers a ping without a session, it came from upstream.
     QCOMPARE(proxy.forwarded(), 1);
     QVERIFY(client.status() != 403);
+}
+
+void TestFaultProxy::ownHostNames_data()
+{
+    // What both listeners (the data port and the control API) take as a Host of their own.
+    QTest::addColumn<QByteArray>("host");
+    QTest::addColumn<int>("port");
+    QTest::addColumn<bool>("own");
+    QTest::newRow("127.0.0.1 with the port") << QByteArray("127.0.0.1:8931") << 8931 << true;
+    QTest::newRow("localhost in capitals, spaced") << QByteArray(" LocalHost:8931 ") << 8931 << true;
+    QTest::newRow("without the port") << QByteArray("127.0.0.1") << 8931 << false;
+    QTest::newRow("another port") << QByteArray("localhost:80") << 8931 << false;
+    QTest::newRow("on port 80, without the port") << QByteArray("localhost") << 80 << true;
+    QTest::newRow("on port 80, with it") << QByteArray("127.0.0.1:80") << 80 << true;
+    QTest::newRow("on port 80, a foreign name") << QByteArray("rebind.example") << 80 << false;
+    QTest::newRow("IPv6 loopback (we listen on IPv4 only)") << QByteArray("[::1]:8931") << 8931 << false;
+    QTest::newRow("a name ending in localhost") << QByteArray("evil-localhost:8931") << 8931 << false;
+}
+
+void TestFaultProxy::ownHostNames()
+{
+    QFETCH(QByteArray, host);
+    QFETCH(int, port);
+    QFETCH(bool, own);
+    QCOMPARE(FaultProxy::isOwnHost(host, quint16(port)), own);
 }
 
 void TestFaultProxy::cliProxy()
@@ -896,7 +930,8 @@ void TestFaultProxy::beforeHeadFaults()
 #ifdef Q_OS_UNIX
     // The second firing, seen on a plain socket: exactly FIN or exactly RST, and still no byte.
     NativeClient native(proxy.port());
-    QVERIFY(native.send("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    QVERIFY(native.send("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(proxy.port())
+        + "\r\nContent-Type: application/json\r\n"
         + "Content-Length: " + QByteArray::number(toolCallBody(8, QStringLiteral("call-n"), 1).size()) + "\r\n\r\n"
         + toolCallBody(8, QStringLiteral("call-n"), 1)));
     // Kept from the first look: the kernel reports ECONNRESET once, then end of file.

@@ -8,11 +8,15 @@
 // - A stdio transport destroyed before its child's started() arrived (a respawn at exit) still stops
 //   the child's whole group.
 // - The app (offscreen, with a workspace and --connect), terminated: nothing survives it either.
+// - While either runs, what is handed to it (McpScope is a child subreaper) and then ends is reaped at
+//   once, not at exit: ps shows no zombie of the CLI or the app after a setsid grandchild of a running
+//   server ends, nor after the setsid tree of a respawned server's predecessor ends.
 
 #include "clirun.h"
 #include "ledger.h"
 #include "markerprocesses.h"
 #include "transport/processgroupstop.h"
+#include "transport/procstat.h"
 #include "transport/stdiotransport.h"
 
 #include <QFile>
@@ -20,11 +24,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
+#include <functional>
 
 using namespace Qt::StringLiterals;
 using namespace mcpscope::test;
@@ -33,8 +39,8 @@ namespace {
 
 constexpr int GoneTimeoutMs = 5000;
 
-/// `ps -eo pid,ppid,pgid,sid,stat,args` lines of live processes (not zombies) whose arguments hold marker.
-QStringList psWithMarker(const QString& marker)
+/// `ps -eo pid,ppid,pgid,sid,stat,args` lines for which keep(fields, line) holds.
+QStringList ps(const std::function<bool(const QList<QByteArray>& fields, const QByteArray& line)>& keep)
 {
     QProcess ps;
     ps.start(u"ps"_s, { u"-eo"_s, u"pid,ppid,pgid,sid,stat,args"_s });
@@ -44,10 +50,33 @@ QStringList psWithMarker(const QString& marker)
     const QList<QByteArray> lines = ps.readAllStandardOutput().split('\n');
     for (const QByteArray& line : lines) {
         const QList<QByteArray> fields = line.simplified().split(' ');
-        if (fields.size() > 5 && !fields.at(4).startsWith('Z') && line.contains(marker.toUtf8()))
+        if (fields.size() > 5 && keep(fields, line))
             found.append(QString::fromUtf8(line.simplified()));
     }
     return found;
+}
+
+/// Live processes (not zombies) whose arguments hold marker.
+QStringList psWithMarker(const QString& marker)
+{
+    return ps([&](const QList<QByteArray>& fields, const QByteArray& line) {
+        return !fields.at(4).startsWith('Z') && line.contains(marker.toUtf8());
+    });
+}
+
+/// The zombies whose parent is parent: ended, and not reaped by it.
+QStringList psZombiesOf(qint64 parent)
+{
+    return ps([&](const QList<QByteArray>& fields, const QByteArray&) {
+        return fields.at(1).toLongLong() == parent && fields.at(4).startsWith('Z');
+    });
+}
+
+/// The parent of pid as /proc shows it now; 0 once pid is gone.
+qint64 parentOf(qint64 pid)
+{
+    const std::optional<mcpscope::ProcStat> stat = mcpscope::readProcStat(pid_t(pid), QString::number(pid));
+    return stat ? stat->ppid : 0;
 }
 
 QString peerScript()
@@ -68,8 +97,15 @@ private Q_SLOTS:
     void cliLeavesNoProcessBehind();
     void transportDestroyedBeforeStartedStopsItsGroup();
     void appLeavesNoProcessBehind();
+    void adoptedProcessesAreReapedWhileRunning_data();
+    void adoptedProcessesAreReapedWhileRunning();
 
 private:
+    /// The CLI on the ledger peer, whose stdio server starts a tree of the kind spawn names, then runs
+    /// script (a file of run steps).
+    void startCliOnPeer(QProcess& cli, const QString& spawn, const QString& script);
+    /// The app binary, offscreen, with a workspace of the ledger peer (a setsid tree), connected at start.
+    void startApp(QProcess& app);
     std::unique_ptr<QTemporaryDir> m_dir;
     Ledger m_ledger;
     QString m_marker;
@@ -104,21 +140,10 @@ void TestProcessTree::cliLeavesNoProcessBehind()
     QFETCH(int, servers);
     QFETCH(int, exitCode);
 
-    QStringList arguments { u"--stdio"_s,
-        u"\"%1\" \"%2\" stdio \"%3\""_s.arg(QStringLiteral(MCPSCOPE_NODE), peerScript(), m_ledger.path), u"--env"_s,
-        u"LEDGER_PEER_SPAWN="_s + spawn, u"--env"_s, u"LEDGER_PEER_SPAWN_MARKER="_s + m_marker };
-    if (script.isEmpty()) {
-        arguments += { u"call"_s, u"sleep-write"_s, u"{\"ms\": 600000}"_s };
-    } else {
-        const QString path = m_dir->filePath(u"script.txt"_s);
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(script.toUtf8());
-        file.close();
-        arguments += { u"run"_s, path };
-    }
     QProcess cli;
-    startCli(cli, arguments);
+    startCliOnPeer(cli, spawn, script);
+    if (QTest::currentTestFailed())
+        return;
     if (script.isEmpty()) {
         QTRY_COMPARE_WITH_TIMEOUT(m_ledger.runsOf(u"sleep-write"_s), 1, CliRunTimeoutMs);
         QVERIFY2(!psWithMarker(m_marker).isEmpty(), "the server's tree is not running");
@@ -137,6 +162,24 @@ void TestProcessTree::cliLeavesNoProcessBehind()
     // The CLI has exited: what it killed may take a moment to be gone.
     QTRY_VERIFY2_WITH_TIMEOUT(
         psWithMarker(m_marker).isEmpty(), qPrintable(psWithMarker(m_marker).join(u"\n"_s)), GoneTimeoutMs);
+}
+
+void TestProcessTree::startCliOnPeer(QProcess& cli, const QString& spawn, const QString& script)
+{
+    QStringList arguments { u"--stdio"_s,
+        u"\"%1\" \"%2\" stdio \"%3\""_s.arg(QStringLiteral(MCPSCOPE_NODE), peerScript(), m_ledger.path), u"--env"_s,
+        u"LEDGER_PEER_SPAWN="_s + spawn, u"--env"_s, u"LEDGER_PEER_SPAWN_MARKER="_s + m_marker };
+    if (script.isEmpty()) {
+        arguments += { u"call"_s, u"sleep-write"_s, u"{\"ms\": 600000}"_s };
+    } else {
+        const QString path = m_dir->filePath(u"script.txt"_s);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(script.toUtf8());
+        file.close();
+        arguments += { u"run"_s, path };
+    }
+    startCli(cli, arguments);
 }
 
 void TestProcessTree::transportDestroyedBeforeStartedStopsItsGroup()
@@ -162,7 +205,7 @@ void TestProcessTree::transportDestroyedBeforeStartedStopsItsGroup()
     QVERIFY2(psWithMarker(m_marker).isEmpty(), qPrintable(psWithMarker(m_marker).join(u"\n"_s)));
 }
 
-void TestProcessTree::appLeavesNoProcessBehind()
+void TestProcessTree::startApp(QProcess& app)
 {
     QVERIFY2(QFile::exists(QStringLiteral(MCPSCOPE_APP)), MCPSCOPE_APP);
     const QJsonObject server { { u"transport"_s, u"stdio"_s }, { u"command"_s, QStringLiteral(MCPSCOPE_NODE) },
@@ -183,13 +226,20 @@ void TestProcessTree::appLeavesNoProcessBehind()
     env.insert(u"XDG_CONFIG_HOME"_s, m_dir->filePath(u"config"_s));
     env.insert(u"XDG_DATA_HOME"_s, m_dir->filePath(u"data"_s));
     env.insert(u"MCPSCOPE_LOG_DIR"_s, m_dir->filePath(u"logs"_s));
-    QProcess app;
     app.setProgram(QStringLiteral(MCPSCOPE_APP));
     app.setArguments({ u"--workspace"_s, path, u"--connect"_s });
     app.setProcessEnvironment(env);
     app.setProcessChannelMode(QProcess::MergedChannels);
     app.start();
     QVERIFY(app.waitForStarted(10000));
+}
+
+void TestProcessTree::appLeavesNoProcessBehind()
+{
+    QProcess app;
+    startApp(app);
+    if (QTest::currentTestFailed())
+        return;
     QTRY_COMPARE_WITH_TIMEOUT(m_ledger.events(u"initialize"_s).size(), 1, CliRunTimeoutMs);
     QCOMPARE(m_ledger.events(u"sleeper"_s).size(), 2);
     QVERIFY2(!psWithMarker(m_marker).isEmpty(), "the server's tree is not running");
@@ -198,6 +248,76 @@ void TestProcessTree::appLeavesNoProcessBehind()
     QSignalSpy finished(&app, &QProcess::finished);
     QVERIFY2(app.state() == QProcess::NotRunning || finished.wait(CliRunTimeoutMs), app.readAll().constData());
     QVERIFY2(app.exitStatus() == QProcess::NormalExit && app.exitCode() == 0, app.readAll().constData());
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        psWithMarker(m_marker).isEmpty(), qPrintable(psWithMarker(m_marker).join(u"\n"_s)), GoneTimeoutMs);
+}
+
+void TestProcessTree::adoptedProcessesAreReapedWhileRunning_data()
+{
+    QTest::addColumn<bool>("app");
+    QTest::addColumn<bool>("respawn");
+    QTest::newRow("CLI: a running server's setsid grandchild ends") << false << false;
+    QTest::newRow("CLI: the setsid tree of a respawned server's predecessor ends") << false << true;
+    QTest::newRow("app: a running server's setsid grandchild ends") << true << false;
+    QTest::newRow("app: the setsid tree of a respawned server's predecessor ends") << true << true;
+}
+
+void TestProcessTree::adoptedProcessesAreReapedWhileRunning()
+{
+    QFETCH(bool, app);
+    QFETCH(bool, respawn);
+    QProcess mcpscope;
+    if (app)
+        startApp(mcpscope);
+    else
+        startCliOnPeer(mcpscope, u"detached"_s, u"wait 600000\n"_s);
+    if (QTest::currentTestFailed())
+        return;
+    const qint64 self = mcpscope.processId();
+    // A check that fails returns early: McpScope still ends its trees, as it would at a SIGTERM, rather
+    // than being killed with the QProcess and leaving them to init.
+    const auto stopOnFailure = qScopeGuard([&mcpscope] {
+        if (mcpscope.state() != QProcess::Running)
+            return;
+        ::kill(pid_t(mcpscope.processId()), SIGTERM);
+        mcpscope.waitForFinished(CliRunTimeoutMs);
+    });
+    // Connected and ready: a server that dies before that is a failed start, which is not respawned.
+    QTRY_COMPARE_WITH_TIMEOUT(m_ledger.events(u"listed"_s).size(), 1, CliRunTimeoutMs);
+    QCOMPARE(m_ledger.events(u"sleeper"_s).size(), 2);
+    // The first server's tree: a setsid child of the server (depth 2) and its own child (depth 1).
+    QJsonObject child;
+    QJsonObject grandchild;
+    for (const QJsonObject& sleeper : m_ledger.events(u"sleeper"_s))
+        (sleeper.value("depth"_L1).toInt() == 2 ? child : grandchild) = sleeper;
+    const qint64 server = child.value("ppid"_L1).toInteger();
+    const qint64 childPid = child.value("pid"_L1).toInteger();
+    const qint64 grandchildPid = grandchild.value("pid"_L1).toInteger();
+    QCOMPARE(grandchild.value("ppid"_L1).toInteger(), childPid);
+
+    if (respawn) {
+        // The server dies on its own; McpScope starts another, which starts a tree of its own.
+        QCOMPARE(::kill(pid_t(server), SIGKILL), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(m_ledger.events(u"sleeper"_s).size(), 4, CliRunTimeoutMs);
+        QTRY_COMPARE_WITH_TIMEOUT(m_ledger.events(u"initialize"_s).size(), 2, CliRunTimeoutMs);
+        // The dead server's setsid child was handed to McpScope, not to init.
+        QTRY_COMPARE_WITH_TIMEOUT(parentOf(childPid), self, GoneTimeoutMs);
+    }
+    // The setsid child ends: its child is handed to McpScope; then that one ends too.
+    QCOMPARE(::kill(pid_t(childPid), SIGKILL), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(parentOf(grandchildPid), self, GoneTimeoutMs);
+    QCOMPARE(::kill(pid_t(grandchildPid), SIGKILL), 0);
+    // Both are reaped while McpScope runs on: ps shows no zombie of it.
+    QTRY_VERIFY2_WITH_TIMEOUT(parentOf(childPid) != self && parentOf(grandchildPid) != self,
+        qPrintable(psZombiesOf(self).join(u"\n"_s)), GoneTimeoutMs);
+    QVERIFY2(psZombiesOf(self).isEmpty(), qPrintable(psZombiesOf(self).join(u"\n"_s)));
+    QCOMPARE(mcpscope.state(), QProcess::Running);
+
+    // And at exit nothing survives, the respawned server's tree included.
+    QCOMPARE(::kill(pid_t(self), SIGTERM), 0);
+    QSignalSpy finished(&mcpscope, &QProcess::finished);
+    QVERIFY2(
+        mcpscope.state() == QProcess::NotRunning || finished.wait(CliRunTimeoutMs), mcpscope.readAll().constData());
     QTRY_VERIFY2_WITH_TIMEOUT(
         psWithMarker(m_marker).isEmpty(), qPrintable(psWithMarker(m_marker).join(u"\n"_s)), GoneTimeoutMs);
 }

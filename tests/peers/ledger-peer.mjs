@@ -10,6 +10,7 @@
 //   sleep-write {ms}    write-capable: records the run, waits, then answers
 // Besides tool runs, the ledger holds event lines, which have "event" and never "tool":
 //   {"event":"initialize", session, pid, at}             every initialize the server handled
+//   {"event":"listed", session, pid, at}                 500 ms after each tools/list answer left
 //   {"event":"cancelled", tool, attempt, requestId, reason, session, pid, at}
 //                                                        a sleep or sleep-write that notifications/cancelled ended
 // Fresh-annotation tools (issue 10, RECOVERY.md §2; see the block below makeServer):
@@ -75,6 +76,14 @@ function instrument(server) {
   low._requestHandlers.set('initialize', (request, extra) => {
     recordEvent('initialize', extra, {});
     return initialize(request, extra);
+  });
+  // {"event":"listed"} a moment (500 ms) after a tools/list answer left, as noteToolsListed assumes: the
+  // client has read it by then, so a client that becomes ready on its tool list is ready.
+  const list = low._requestHandlers.get('tools/list');
+  low._requestHandlers.set('tools/list', async (request, extra) => {
+    const answer = await list(request, extra);
+    setTimeout(() => recordEvent('listed', extra, {}), 500);
+    return answer;
   });
   const oncancel = low._oncancel.bind(low);
   low._oncancel = (notification) => {

@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <QTimer>
 
 #include <algorithm>
 #include <cerrno>
@@ -150,6 +152,8 @@ private Q_SLOTS:
     void framing_data();
     void framing();
     void largeLineArrivesIntact();
+    void floodIsHandledInSlices_data();
+    void floodIsHandledInSlices();
     void oversizedLineIsReportedWithItsId_data();
     void oversizedLineIsReportedWithItsId();
     void stderrLinesBecomeServerLog();
@@ -269,6 +273,55 @@ void TestStdioTransport::largeLineArrivesIntact()
     QCOMPARE(text.count(u'x'), BigLineBytes);
     QCOMPARE(spies.message(1).method, u"after"_s);
     QCOMPARE(spies.failed.count(), 0);
+}
+
+void TestStdioTransport::floodIsHandledInSlices_data()
+{
+    QTest::addColumn<bool>("exits");
+    QTest::newRow("the server stays up") << false;
+    QTest::newRow("the server exits right after its last line") << true;
+}
+
+void TestStdioTransport::floodIsHandledInSlices()
+{
+    // 3000 notifications of about 90 bytes: some 700 in each 64 KiB read. Each costs the receiver at least
+    // 50 µs here (a stand-in for the session, the views and the call log), so a whole read takes 35 ms or
+    // more; handled in slices, the event loop runs between every hundred or so, in order, none lost.
+    QFETCH(bool, exits);
+    constexpr int Lines = 3000;
+    const QString flood
+        = uR"(awk 'BEGIN { for (i = 0; i < %1; i++) printf "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":%d}}\n", i }')"_s
+              .arg(Lines);
+    StdioTransport transport(shellPeer(flood + (exits ? u"\nexit 3"_s : StayUp)));
+    QList<int> data;
+    int failedAfter = -1;
+    connect(&transport, &StdioTransport::messageReceived, this, [&data](const JsonRpcMessage& message) {
+        data.append(message.params.value("data"_L1).toInt());
+        QThread::usleep(50);
+    });
+    connect(&transport, &StdioTransport::channelFailed, this, [&] { failedAfter = int(data.size()); });
+    // A zero timer fires on every pass of the event loop: how many lines each pass handled.
+    int seenAtLastPass = 0;
+    int mostInOnePass = 0;
+    QTimer pass;
+    pass.setInterval(0);
+    connect(&pass, &QTimer::timeout, this, [&] {
+        mostInOnePass = std::max(mostInOnePass, int(data.size()) - seenAtLastPass);
+        seenAtLastPass = int(data.size());
+    });
+    pass.start();
+    transport.open();
+    QTRY_COMPARE_WITH_TIMEOUT(data.size(), Lines, LongWaitMs);
+    for (int i = 0; i < Lines; ++i)
+        QCOMPARE(data.at(i), i);
+    // At most 5 ms of handling (100 lines at 50 µs) and one line past it; far fewer than one read's 700.
+    QVERIFY2(mostInOnePass <= 200, qPrintable(QString::number(mostInOnePass)));
+    if (exits) {
+        // The news of the exit comes after every line the server wrote before it.
+        QTRY_COMPARE_WITH_TIMEOUT(failedAfter, Lines, LongWaitMs);
+    } else {
+        QCOMPARE(failedAfter, -1);
+    }
 }
 
 void TestStdioTransport::oversizedLineIsReportedWithItsId_data()

@@ -15,10 +15,12 @@
 
 namespace mcpscope {
 
-LogViewerWindow::LogViewerWindow(const QString& path, const CallLogReadResult& log, QWidget* parent)
+LogViewerWindow::LogViewerWindow(
+    const QString& path, const CallLogReadResult& log, std::function<Redactor()> sessionRedactor, QWidget* parent)
     : QMainWindow(parent)
     , m_path(path)
     , m_records(log.records)
+    , m_sessionRedactor(std::move(sessionRedactor))
 {
     setObjectName(QStringLiteral("logViewer"));
     setAttribute(Qt::WA_DeleteOnClose);
@@ -66,11 +68,20 @@ LogViewerWindow::LogViewerWindow(const QString& path, const CallLogReadResult& l
     m_panel->setRecordLookup(
         [this](const QString& callId, const std::function<void(std::optional<CallRecord>)>& deliver) {
             const auto it = m_index.constFind(callId);
-            deliver(it == m_index.cend() ? std::nullopt : std::optional<CallRecord>(m_records.at(*it)));
+            if (it == m_index.cend()) {
+                deliver(std::nullopt);
+                return;
+            }
+            // Only the calls someone opens pay for it: the table's columns hold no secret text.
+            CallRecord record = m_records.at(*it);
+            redactor().scrubRecord(record);
+            deliver(record);
         });
 
     m_exporter = new CallsExporter(m_panel, this, [this](ExportRequest& request, QString*) {
-        // The file's records were redacted when they were written; the default header rules apply again.
+        // The file may hold a secret value in plain text (written before it was known): the exporters
+        // redact every record with what is known now.
+        request.redactor = redactor();
         request.records = m_records;
         return true;
     });
@@ -93,6 +104,19 @@ LogViewerWindow::LogViewerWindow(const QString& path, const CallLogReadResult& l
 }
 
 LogViewerWindow::~LogViewerWindow() = default;
+
+void LogViewerWindow::addSecretValues(const QStringList& values)
+{
+    m_secretValues += values;
+}
+
+Redactor LogViewerWindow::redactor() const
+{
+    Redactor redactor = m_sessionRedactor ? m_sessionRedactor() : Redactor();
+    for (const QString& value : m_secretValues)
+        redactor.addSecretValue(value);
+    return redactor;
+}
 
 QString LogViewerWindow::problemsText() const
 {

@@ -4,11 +4,14 @@
 #include "calllog/jobtracker.h"
 #include "calllog/logstore.h"
 #include "calls/logviewerwindow.h"
+#include "engine/engine.h"
+#include "engine/storedsecrets.h"
 #include "mainwindow/retentiondialog.h"
 #include "mainwindow/workspacesession.h"
 
 #include <QFileDialog>
 #include <QMessageBox>
+#include <QPointer>
 #include <QSettings>
 
 namespace mcpscope {
@@ -68,7 +71,17 @@ void CallLogControls::openLogFile(const QString& path, bool interactive)
                 Q_EMIT logOpenFailed(result.error);
                 return;
             }
-            auto* window = new LogViewerWindow(path, result);
+            // The session's redactor as it is at each export, not as it was now: a token learned meanwhile counts.
+            auto* window = new LogViewerWindow(path, result, [session = QPointer<WorkspaceSession>(m_session)] {
+                return session ? session->engine()->redactor() : Redactor();
+            });
+            // What the token store keeps for the file's own HTTP servers (their tokens may be in it in plain
+            // text); the keychain is only asked when there are such servers.
+            const QList<ServerConfig> servers = StoredSecrets::serversOf(result.records);
+            if (!servers.isEmpty()) {
+                StoredSecrets::read(m_session->engine()->tokenStore(), servers, window,
+                    [window](const QStringList& secrets, const QStringList&) { window->addSecretValues(secrets); });
+            }
             window->show();
             Q_EMIT statusMessage(tr("Opened %1: %n call(s)", nullptr, int(result.records.size())).arg(path)
                 + (result.problems.isEmpty() ? QString()
