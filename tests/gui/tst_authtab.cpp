@@ -12,6 +12,7 @@
 #include "mainwindow/mainwindow.h"
 #include "modalanswer.h"
 #include "protectedpeer.h"
+#include "session/clientsession.h"
 #include "testbrowser.h"
 
 #include <QApplication>
@@ -165,6 +166,14 @@ void TestAuthTab::authorizeFromTheTabShowsEveryStep()
     QVERIFY(header.startsWith("Bearer "));
     for (const AuthStep& step : steps)
         QVERIFY(!AuthView::detailText(step).contains(QString::fromLatin1(header.mid(7))));
+
+    // Authorized, the window connects: let that finish first. A request still on its way when the tokens
+    // are forgotten gets a 401, which rightly starts a new authorization (on a loaded machine the
+    // connection was still initializing here, and the None state lasted less than one poll).
+    mcpscope::ServerConnection* connection = window.engine()->connection(QStringLiteral("protected"));
+    QTRY_VERIFY_WITH_TIMEOUT(connection->state() == mcpscope::ServerConnection::State::Ready && connection->session()
+            && connection->session()->toolsListed(),
+        30000);
 
     // Forget tokens asks first; No keeps them, Yes revokes them.
     bool asked = false;

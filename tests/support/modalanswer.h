@@ -29,15 +29,17 @@ inline void answerNextModal(std::function<void(QWidget*)> answer, bool* seen = n
     *poll = [answer = std::move(answer), seen, polls, weak = std::weak_ptr(poll)] {
         QWidget* modal = QApplication::activeModalWidget();
         if (!modal || !modal->isVisible()) {
+            // The pending timer holds the only strong reference, so the poll lives exactly as long as
+            // it is still looking.
             if (const auto again = weak.lock(); again && ++*polls < 3000)
-                QTimer::singleShot(10, qApp, *again);
+                QTimer::singleShot(10, qApp, [again] { (*again)(); });
             return;
         }
         if (seen)
             *seen = true;
         answer(modal);
     };
-    QTimer::singleShot(0, qApp, *poll);
+    QTimer::singleShot(0, qApp, [poll] { (*poll)(); });
 }
 
 /// Presses button on the next QMessageBox (any other modal widget is closed). *text (optional) gets the
