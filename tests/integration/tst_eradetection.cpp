@@ -154,6 +154,23 @@ private Q_SLOTS:
         }
     }
 
+    // A legacy stdio server that never answers a method it does not know (silent-legacy-peer.mjs drops
+    // server/discover without a word): the probe gives up after its timeout, and the call goes on in the
+    // legacy era. No timing is asserted here; bench/probe measures what the probe costs.
+    void silentLegacyServerFallsBackAfterTheProbeTimeout()
+    {
+        const QString command = quoted(QStringLiteral(MCPSCOPE_NODE)) + u' ' + quoted(peerScript(u"silent-legacy"_s));
+        const CliRun info = runCli({ u"--protocol-era"_s, u"auto"_s, u"--stdio"_s, command, u"--json"_s, u"info"_s });
+        QVERIFY2(info.finished && info.exitCode == 0, info.report().constData());
+        const QJsonObject result = QJsonDocument::fromJson(info.out.trimmed()).object().value(u"result"_s).toObject();
+        QCOMPARE(result.value(u"era"_s).toString(), u"legacy"_s);
+        QVERIFY2(result.value(u"eraReason"_s).toString().startsWith(u"no answer to server/discover within"_s),
+            info.report().constData());
+        QVERIFY2(info.err.contains("silent-legacy-peer: dropped server/discover"), info.report().constData());
+        const CliRun call = runCli({ u"--protocol-era"_s, u"auto"_s, u"--stdio"_s, command, u"call"_s, u"hello"_s });
+        QVERIFY2(call.finished && call.exitCode == 0 && call.out.trimmed() == "hello", call.report().constData());
+    }
+
     void excludedToolIsListedAsSuchAndNotCalled()
     {
         QTemporaryDir dir;
