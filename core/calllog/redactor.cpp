@@ -94,9 +94,24 @@ void Redactor::rebuild()
 {
     QStringList escaped;
     m_headerBytes.clear();
+    m_headerStart.reset();
     for (const QString& name : std::as_const(m_headers)) {
         escaped.append(QRegularExpression::escape(name));
-        m_headerBytes.append(name.toLatin1());
+        const QByteArray bytes = name.toLatin1().toLower();
+        if (bytes.isEmpty())
+            continue;
+        m_headerBytes.append(bytes);
+        const uchar first = uchar(bytes.at(0));
+        for (const uint b0 : { uint(first), uint(QChar::toUpper(first)) & 0xff }) {
+            if (bytes.size() == 1) {
+                for (uint b1 = 0; b1 < 256; ++b1)
+                    m_headerStart.set((b0 << 8) | b1);
+                continue;
+            }
+            const uchar second = uchar(bytes.at(1));
+            m_headerStart.set((b0 << 8) | second);
+            m_headerStart.set((b0 << 8) | (uint(QChar::toUpper(second)) & 0xff));
+        }
     }
     const QString names = escaped.join(QLatin1Char('|'));
     m_jsonMember = QRegularExpression(QStringLiteral("(\"(?:%1)\"\\s*:\\s*)\"(?:[^\"\\\\]|\\\\.)*\"").arg(names),
@@ -190,11 +205,21 @@ void Redactor::scrubRecord(CallRecord& record) const
 
 bool Redactor::mayHoldSecret(QByteArrayView bytes) const
 {
-    // Header names are ASCII: as Latin-1 they match exactly where they match in the UTF-8 text.
-    const QLatin1String text(bytes.data(), bytes.size());
-    for (const QByteArray& name : m_headerBytes) {
-        if (text.contains(QLatin1String(name), Qt::CaseInsensitive))
-            return true;
+    // Header names are ASCII: as Latin-1 they match exactly where they match in the UTF-8 text. One pass
+    // with a table of the names' first two bytes, comparing only where a name could start: this runs over
+    // every record and wire body of every call, and QLatin1String::contains(…, Qt::CaseInsensitive)
+    // compared at every position (a fifth of the instructions of a call on the real path, bench_stdiocall
+    // under callgrind). A one-byte name matches any second byte; the last byte pairs with a zero.
+    const auto* data = reinterpret_cast<const uchar*>(bytes.data());
+    const qsizetype size = bytes.size();
+    for (qsizetype i = 0; i < size; ++i) {
+        const uint next = i + 1 < size ? data[i + 1] : 0;
+        if (!m_headerStart.test((uint(data[i]) << 8) | next))
+            continue;
+        for (const QByteArray& name : m_headerBytes) {
+            if (name.size() <= size - i && qstrnicmp(bytes.data() + i, name.constData(), size_t(name.size())) == 0)
+                return true;
+        }
     }
     return containsSecretValue(bytes);
 }

@@ -9,6 +9,8 @@
 #include <QStringList>
 #include <QUrl>
 
+#include <bitset>
+
 namespace mcpscope {
 
 struct ServerConfig;
@@ -76,7 +78,8 @@ private:
 
     QStringList m_headers;
     QStringList m_values;
-    QList<QByteArray> m_headerBytes; ///< m_headers in Latin-1, for mayHoldSecret
+    QList<QByteArray> m_headerBytes; ///< m_headers in Latin-1, lower case, for mayHoldSecret
+    std::bitset<65536> m_headerStart; ///< the first two bytes of m_headerBytes, in either case, as (b0 << 8) | b1
     QList<QByteArray> m_valueBytes; ///< m_values in UTF-8, for mayHoldSecret
     QRegularExpression m_jsonMember; ///< "Authorization": "value" inside raw JSON text
     QRegularExpression m_headerLine; ///< Authorization: value, up to the line's (or JSON string's) end
