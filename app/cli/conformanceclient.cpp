@@ -158,6 +158,9 @@ int ConformanceClient::start(const QStringList& args)
         [context, scenario = m_scenario](const ServerConfig&, OAuthClient::Options& options) {
             options.clientMetadataUrl = clientMetadataUrl();
             options.requestTimeoutMs = RequestTimeoutMs;
+            // The DPoP scenarios (auth/dpop, auth/dpop-nonce) say so only through their authorization
+            // server's dpop_signing_alg_values_supported and a DPoP challenge; the others advertise neither.
+            options.preferDpop = true;
             applyConformanceContext(scenario, context, options);
         });
     m_connection = m_engine->addServer(config);

@@ -2,10 +2,12 @@
 
 #include "oauthwire.h"
 
+#include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QUuid>
 
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
@@ -48,6 +50,18 @@ QJsonObject decodeSegment(const QByteArray& part)
         .object();
 }
 
+std::unique_ptr<EVP_PKEY, KeyFree> readPrivateKey(const QByteArray& pem)
+{
+    std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.constData(), int(pem.size())));
+    return std::unique_ptr<EVP_PKEY, KeyFree>(
+        bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+}
+
+bool isP256(EVP_PKEY* key)
+{
+    return EVP_PKEY_get_base_id(key) == EVP_PKEY_EC && EVP_PKEY_get_bits(key) == 256;
+}
+
 /// r and s of a DER ECDSA signature, each left-padded to 32 bytes (JWS wants them raw, RFC 7518 §3.4).
 QByteArray rawSignature(const QByteArray& der)
 {
@@ -74,12 +88,10 @@ QByteArray signEs256(QJsonObject header, const QJsonObject& claims, const QByteA
             *error = message;
         return QByteArray();
     };
-    std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.constData(), int(pem.size())));
-    std::unique_ptr<EVP_PKEY, KeyFree> key(
-        bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+    std::unique_ptr<EVP_PKEY, KeyFree> key = readPrivateKey(pem);
     if (!key)
         return fail(QStringLiteral("the private key is not a PEM private key OpenSSL can read"));
-    if (EVP_PKEY_get_base_id(key.get()) != EVP_PKEY_EC || EVP_PKEY_get_bits(key.get()) != 256)
+    if (!isP256(key.get()))
         return fail(QStringLiteral("the private key is not an EC P-256 key, which ES256 needs"));
 
     header.insert(QStringLiteral("alg"), QStringLiteral("ES256"));
@@ -115,6 +127,57 @@ QByteArray clientAssertion(
         { QStringLiteral("jti"), QUuid::createUuid().toString(QUuid::WithoutBraces) },
     };
     return signEs256({ { QStringLiteral("typ"), QStringLiteral("JWT") } }, claims, pem, error);
+}
+
+QByteArray generateEs256Key(QString* error)
+{
+    std::unique_ptr<EVP_PKEY, KeyFree> key(EVP_EC_gen("P-256"));
+    std::unique_ptr<BIO, BioFree> bio(BIO_new(BIO_s_mem()));
+    if (!key || !bio || PEM_write_bio_PrivateKey(bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+        if (error)
+            *error = QStringLiteral("OpenSSL could not generate an EC P-256 key");
+        return {};
+    }
+    char* data = nullptr;
+    const long size = BIO_get_mem_data(bio.get(), &data);
+    QByteArray pem(data, qsizetype(size));
+    return pem;
+}
+
+QJsonObject publicJwk(const QByteArray& pem, QString* error)
+{
+    std::unique_ptr<EVP_PKEY, KeyFree> key = readPrivateKey(pem);
+    // The uncompressed point: 0x04 || x || y, each coordinate 32 bytes for P-256.
+    unsigned char point[1 + 2 * P256CoordinateBytes] = {};
+    size_t length = 0;
+    if (!key || !isP256(key.get())
+        || EVP_PKEY_get_octet_string_param(key.get(), OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point, sizeof(point), &length)
+            != 1
+        || length != sizeof(point) || point[0] != 0x04) {
+        if (error)
+            *error = QStringLiteral("the private key is not an EC P-256 key whose public point OpenSSL can read");
+        return {};
+    }
+    const auto* bytes = reinterpret_cast<const char*>(point);
+    return {
+        { QStringLiteral("kty"), QStringLiteral("EC") },
+        { QStringLiteral("crv"), QStringLiteral("P-256") },
+        { QStringLiteral("x"), QString::fromLatin1(OAuthWire::base64Url(QByteArray(bytes + 1, P256CoordinateBytes))) },
+        { QStringLiteral("y"),
+            QString::fromLatin1(
+                OAuthWire::base64Url(QByteArray(bytes + 1 + P256CoordinateBytes, P256CoordinateBytes))) },
+    };
+}
+
+QByteArray thumbprint(const QJsonObject& jwk)
+{
+    // RFC 7638 §3.2: the required members only, in lexicographic order, no whitespace.
+    const QByteArray canonical = QByteArrayLiteral("{\"crv\":\"") + jwk.value(QLatin1String("crv")).toString().toUtf8()
+        + QByteArrayLiteral("\",\"kty\":\"") + jwk.value(QLatin1String("kty")).toString().toUtf8()
+        + QByteArrayLiteral("\",\"x\":\"") + jwk.value(QLatin1String("x")).toString().toUtf8()
+        + QByteArrayLiteral("\",\"y\":\"") + jwk.value(QLatin1String("y")).toString().toUtf8()
+        + QByteArrayLiteral("\"}");
+    return OAuthWire::base64Url(QCryptographicHash::hash(canonical, QCryptographicHash::Sha256));
 }
 
 QJsonObject claimsOf(const QByteArray& jws)

@@ -76,7 +76,7 @@ QByteArray OAuthClient::authorizationHeader() const
 {
     if (m_accessToken.isEmpty())
         return {};
-    return QByteArrayLiteral("Bearer ") + m_accessToken.toUtf8();
+    return (m_dpopBound ? QByteArrayLiteral("DPoP ") : QByteArrayLiteral("Bearer ")) + m_accessToken.toUtf8();
 }
 
 QByteArray OAuthClient::authorizationFor(const QUrl& url) const
@@ -221,6 +221,9 @@ void OAuthClient::send(HttpRequest request, ResponseHandler handler)
             response.body = body->left(MaxBodyBytes);
             if (response.status == 0)
                 response.networkError = reply->errorString();
+            // RFC 9449 §8: an authorization server may hand out a nonce with any answer.
+            response.dpopNonce = reply->header("DPoP-Nonce").trimmed();
+            m_nonces.note(url, response.dpopNonce);
             const QByteArray location = reply->header("Location");
             if (!location.isEmpty())
                 response.location = reply->url().resolved(QUrl::fromEncoded(location));
@@ -252,13 +255,16 @@ void OAuthClient::get(const QUrl& url, ResponseHandler handler, bool followRedir
     send(std::move(request), std::move(handler));
 }
 
-void OAuthClient::postForm(const QUrl& url, const Form& form, const QByteArray& authorization, ResponseHandler handler)
+void OAuthClient::postForm(const QUrl& url, const Form& form, const QByteArray& authorization, ResponseHandler handler,
+    const QByteArray& dpopProof)
 {
     HttpRequest request = makeRequest(QByteArrayLiteral("POST"), url);
     request.headers.append(
         { QByteArrayLiteral("Content-Type"), QByteArrayLiteral("application/x-www-form-urlencoded") });
     if (!authorization.isEmpty())
         request.headers.append({ QByteArrayLiteral("Authorization"), authorization });
+    if (!dpopProof.isEmpty())
+        request.headers.append({ QByteArrayLiteral("DPoP"), dpopProof });
     request.body = formEncode(form);
     send(std::move(request), std::move(handler));
 }

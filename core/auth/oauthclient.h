@@ -1,6 +1,7 @@
 #pragma once
 
 #include "authstep.h"
+#include "dpop.h"
 #include "transport/credentialprovider.h"
 #include "transport/httpclient.h"
 #include "transport/transportfailure.h"
@@ -17,15 +18,19 @@
 
 namespace mcpscope {
 
-/// The parameters of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 §3, RFC 9728 §5.1).
+/// The parameters of a `WWW-Authenticate: Bearer …` (RFC 6750 §3, RFC 9728 §5.1) or `DPoP …` (RFC 9449
+/// §7.1) challenge.
 struct BearerChallenge
 {
     bool isBearer = false;
-    QString error; ///< "invalid_token", "insufficient_scope", …
+    bool isDpop = false; ///< the server offered the DPoP scheme: it wants DPoP-bound tokens
+    QString error; ///< "invalid_token", "insufficient_scope", "use_dpop_nonce", …
     QString scope; ///< space-separated, as the server sent it
     QUrl resourceMetadata;
+    QStringList dpopAlgs; ///< the DPoP challenge's algs: the proof algorithms it takes (empty: not said)
 
-    /// Reads the Bearer challenge out of a header value that may hold several challenges.
+    /// Reads the Bearer and DPoP challenges out of a header value that may hold several challenges; the
+    /// parameters of both end up here (a server that offers both sends the same ones).
     static BearerChallenge parse(const QByteArray& header);
 };
 
@@ -108,6 +113,10 @@ public:
         /// the IdP client id and secret), as MCP_CONFORMANCE_CONTEXT gives them.
         QJsonObject crossApp;
         QString workloadJwt; ///< For Grant::JwtBearer: the workload identity assertion
+        /// Ask for a DPoP-bound token (RFC 9449) whenever the authorization server offers ES256 in
+        /// dpop_signing_alg_values_supported. Without it, DPoP is used only when the resource server's
+        /// challenge names the DPoP scheme.
+        bool preferDpop = false;
         QUrl clientMetadataUrl; ///< our Client ID Metadata Document, used when the server supports them
         QUrl redirectUri = QUrl(QStringLiteral("http://127.0.0.1/mcpscope/oauth/callback"));
         QString clientName = QStringLiteral("McpScope");
@@ -148,9 +157,21 @@ public:
     qint64 expiresAt() const { return m_expiresAt; }
     /// True from 60 s before expiresAt() on (RECOVERY.md §4: refresh starts then).
     bool isExpiring(qint64 marginMs = 60000) const;
-    /// "Bearer <token>", for the Authorization header of requests to Options::serverUrl only.
+    /// "Bearer <token>" or, for a DPoP-bound token, "DPoP <token>", for the Authorization header of
+    /// requests to Options::serverUrl only.
     QByteArray authorizationHeader() const;
     QByteArray authorizationFor(const QUrl& url) const override;
+    /// Authorization, plus a fresh DPoP proof (with ath and the origin's nonce) for a DPoP-bound token.
+    Headers headersFor(const QUrl& credentialUrl, const QByteArray& method, const QUrl& requestUrl) const override;
+    void noteNonce(const QUrl& requestUrl, const QByteArray& nonce) const override;
+    /// Whether the access token is DPoP-bound (the token endpoint answered token_type "DPoP").
+    bool isDpopBound() const { return m_dpopBound && hasToken(); }
+    /// The public JWK of the client's DPoP key; empty until the first DPoP token request made one.
+    const QJsonObject& dpopPublicJwk() const { return m_dpopJwk; }
+    /// For a 401 with `DPoP error="use_dpop_nonce"` and a DPoP-Nonce header to a request that carried this
+    /// client's DPoP-bound token (RFC 9449 §9): keeps the nonce and returns true. The token is still good, so
+    /// the caller's one retry needs no new authorization. False for any other failure.
+    bool takeNonceChallenge(const TransportFailure& failure);
     const OAuthRegistration& registration() const { return m_registration; }
     QString lastError() const { return m_lastError; }
     /// The authorization server's issuer once known (credentials are keyed by it).
@@ -167,8 +188,9 @@ public:
     /// The token store key for this server's credentials: "oauth/<canonical resource>".
     QString credentialsKey() const;
     static QString credentialsKeyFor(const QUrl& serverUrl);
-    /// The secret values in what saveCredentials() returned: the access and refresh tokens and the
-    /// client secret of a dynamic registration; empty for anything else. For a redactor, which must know
+    /// The secret values in what saveCredentials() returned: the access and refresh tokens, the client
+    /// secret of a dynamic registration and the DPoP private key (as stored and as PEM); empty for anything
+    /// else. For a redactor, which must know
     /// every one of them wherever they were stored.
     static QStringList secretsIn(const QByteArray& saved);
 
@@ -204,6 +226,7 @@ private:
         QUrl location; ///< resolved Location header of a redirect
         QString networkError;
         QJsonObject json; ///< body parsed as an object, when it is one
+        QByteArray dpopNonce; ///< the DPoP-Nonce header (RFC 9449 §8), trimmed
     };
     using ResponseHandler = std::function<void(const Response&)>;
     using Form = QList<QPair<QString, QString>>;
@@ -214,7 +237,8 @@ private:
     void send(HttpRequest request, ResponseHandler handler);
     HttpRequest makeRequest(const QByteArray& method, const QUrl& url) const;
     void get(const QUrl& url, ResponseHandler handler, bool followRedirects = true);
-    void postForm(const QUrl& url, const Form& form, const QByteArray& authorization, ResponseHandler handler);
+    void postForm(const QUrl& url, const Form& form, const QByteArray& authorization, ResponseHandler handler,
+        const QByteArray& dpopProof = {});
     void postJson(const QUrl& url, const QJsonObject& body, ResponseHandler handler);
 
     // The step list (the Auth view). Requests sent while a step runs are recorded in it.
@@ -238,8 +262,19 @@ private:
     void requestJwtBearer(const QString& assertion);
     /// A token endpoint's answer: the new tokens (authorized()), or failed() naming what.
     void takeTokens(const Response& response, const QString& what);
-    /// Authenticates the client on form, posts it to the token endpoint and takes the answer.
-    void postTokenRequest(Form form, const QString& what);
+    /// Authenticates the client on form, adds a DPoP proof when wantsDpop(), posts it to the token endpoint
+    /// and takes the answer. nonceRetry: this is the one retry after a use_dpop_nonce refusal.
+    void postTokenRequest(const Form& form, const QString& what, bool nonceRetry = false);
+    // DPoP (RFC 9449, core/auth/oauthdpop.cpp).
+    /// Whether the next token request asks for a DPoP-bound token.
+    bool wantsDpop() const;
+    /// A proof for a POST to the token endpoint, with the authorization server's nonce; makes the key pair
+    /// the first time. Empty on failure, with *error set.
+    QByteArray tokenRequestProof(QString* error);
+    /// An authorization server's "use_dpop_nonce" refusal with a nonce to use (RFC 9449 §8).
+    static bool isNonceRefusal(const Response& response);
+    /// Takes back the key saveCredentials() stored (base64url of the PEM); an unreadable one is dropped.
+    void restoreDpopKey(const QString& stored);
     /// Adds the client authentication the registration uses to form, or returns the Basic header value.
     bool authenticateClient(Form& form, QByteArray* authorization, QString* error) const;
     void revokeNext(QStringList hints);
@@ -287,6 +322,13 @@ private:
     QString m_grantedScope;
     qint64 m_expiresAt = 0;
     QList<AuthStep> m_steps;
+
+    // DPoP: one key pair per client, kept (and stored) with the tokens it binds.
+    QByteArray m_dpopKeyPem; ///< the EC P-256 private key; a secret like the tokens, never logged
+    QJsonObject m_dpopJwk; ///< its public half, sent in every proof
+    bool m_dpopBound = false; ///< the access token is DPoP-bound (token_type "DPoP")
+    bool m_dpopRequested = false; ///< the token request in flight carried a proof
+    mutable Dpop::NonceStore m_nonces; ///< servers' DPoP-Nonce values, per origin (noteNonce is const)
 };
 
 } // namespace mcpscope

@@ -83,16 +83,41 @@ bool OAuthClient::authenticateClient(Form& form, QByteArray* authorization, QStr
     return true;
 }
 
-void OAuthClient::postTokenRequest(Form form, const QString& what)
+void OAuthClient::postTokenRequest(const Form& form, const QString& what, bool nonceRetry)
 {
+    // Authenticated afresh on every send: a private_key_jwt assertion's jti must not be sent twice.
+    Form sent = form;
     QByteArray authorization;
     QString error;
-    if (!authenticateClient(form, &authorization, &error)) {
+    if (!authenticateClient(sent, &authorization, &error)) {
         fail(tr("Server '%1': %2").arg(m_options.serverName, error));
         return;
     }
+    m_dpopRequested = wantsDpop();
+    QByteArray proof;
+    if (m_dpopRequested) {
+        proof = tokenRequestProof(&error);
+        if (proof.isEmpty()) {
+            fail(tr("Server '%1': no DPoP proof for the token request: %2").arg(m_options.serverName, error));
+            return;
+        }
+    }
     postForm(
-        m_tokenEndpoint, form, authorization, [this, what](const Response& response) { takeTokens(response, what); });
+        m_tokenEndpoint, sent, authorization,
+        [this, form, what, nonceRetry](const Response& response) {
+            // RFC 9449 §8: the authorization server refused the request before running the grant (the code
+            // is not spent) and named the nonce the proof must carry. This is a bounded protocol retry,
+            // once, of a request the server did not run; a second refusal is the answer.
+            if (!nonceRetry && m_dpopRequested && isNonceRefusal(response)) {
+                Q_EMIT log(tr("The token endpoint %1 asks for a DPoP nonce; sending the token request again with "
+                              "it.")
+                               .arg(m_tokenEndpoint.toString()));
+                postTokenRequest(form, what, true);
+                return;
+            }
+            takeTokens(response, what);
+        },
+        proof);
 }
 
 void OAuthClient::requestToken(const QString& code)
@@ -106,16 +131,9 @@ void OAuthClient::requestToken(const QString& code)
         { QStringLiteral("code_verifier"), QString::fromLatin1(m_codeVerifier) },
         { QStringLiteral("resource"), resourceIndicator() },
     };
-    QByteArray authorization;
-    QString error;
-    if (!authenticateClient(form, &authorization, &error)) {
-        fail(tr("Server '%1': %2").arg(m_options.serverName, error));
-        return;
-    }
     Q_EMIT log(
         tr("Requesting a token at %1 (%2)").arg(m_tokenEndpoint.toString(), m_registration.tokenEndpointAuthMethod));
-    postForm(m_tokenEndpoint, form, authorization,
-        [this](const Response& response) { takeTokens(response, tr("the token request")); });
+    postTokenRequest(form, tr("the token request"));
 }
 
 void OAuthClient::requestClientCredentials()
@@ -236,11 +254,19 @@ void OAuthClient::takeTokens(const Response& response, const QString& what)
         return;
     }
     const QString type = response.json.value(QLatin1String("token_type")).toString();
-    if (!type.isEmpty() && type.compare(QLatin1String("bearer"), Qt::CaseInsensitive) != 0) {
-        fail(tr("Server '%1': the token endpoint issued a '%2' token; MCP needs a Bearer token.")
+    // RFC 9449 §5: "DPoP" (any case) is a token bound to the key of the proof we sent.
+    const bool dpop = type.compare(QLatin1String("dpop"), Qt::CaseInsensitive) == 0;
+    if (dpop && !m_dpopRequested) {
+        fail(tr("Server '%1': the token endpoint issued a DPoP token to a request that carried no DPoP proof.")
+                 .arg(m_options.serverName));
+        return;
+    }
+    if (!type.isEmpty() && !dpop && type.compare(QLatin1String("bearer"), Qt::CaseInsensitive) != 0) {
+        fail(tr("Server '%1': the token endpoint issued a '%2' token; MCP needs a Bearer or a DPoP token.")
                  .arg(m_options.serverName, type));
         return;
     }
+    m_dpopBound = dpop;
     m_accessToken = token;
     const QString refresh = response.json.value(QLatin1String("refresh_token")).toString();
     if (!refresh.isEmpty())
@@ -253,7 +279,8 @@ void OAuthClient::takeTokens(const Response& response, const QString& what)
     m_grantedScope = scope.isEmpty() ? m_requestedScope : scope;
     Q_EMIT log(tr("Authorized for '%1'.").arg(m_options.serverName));
     endStep(AuthStep::Status::Ok,
-        tr("A bearer token arrived, valid for %1 s%2%3.")
+        tr("A %1 token arrived, valid for %2 s%3%4.")
+            .arg(dpop ? tr("DPoP-bound") : tr("bearer"))
             .arg(seconds)
             .arg(expiresIn.isDouble() ? QString() : tr(" (no expires_in: 3600 s assumed)"))
             .arg(refresh.isEmpty() ? QString() : tr(", with a refresh token")));
@@ -377,6 +404,20 @@ QStringList OAuthClient::secretsIn(const QByteArray& saved)
     QStringList secrets { tokens.value(QLatin1String("accessToken")).toString(),
         tokens.value(QLatin1String("refreshToken")).toString(),
         json.value(QLatin1String("registration")).toObject().value(QLatin1String("clientSecret")).toString() };
+    // The DPoP private key as stored (one base64url line), as PEM and as the PEM's base64 lines, which is
+    // how a PEM looks inside JSON text.
+    const QString storedKey = json.value(QLatin1String("dpop")).toObject().value(QLatin1String("key")).toString();
+    if (!storedKey.isEmpty()) {
+        const QString pem = QString::fromLatin1(QByteArray::fromBase64(
+            storedKey.toLatin1(), QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+        secrets.append(storedKey);
+        secrets.append(pem.trimmed());
+        const QStringList lines = pem.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        for (const QString& line : lines) {
+            if (!line.startsWith(QLatin1String("-----")))
+                secrets.append(line.trimmed());
+        }
+    }
     secrets.removeAll(QString());
     return secrets;
 }
@@ -406,8 +447,9 @@ QByteArray OAuthClient::saveCredentials() const
         { QStringLiteral("refreshToken"), m_refreshToken },
         { QStringLiteral("expiresAt"), m_expiresAt },
         { QStringLiteral("scope"), m_grantedScope },
+        { QStringLiteral("tokenType"), m_dpopBound ? QStringLiteral("DPoP") : QStringLiteral("Bearer") },
     };
-    const QJsonObject saved {
+    QJsonObject saved {
         { QStringLiteral("version"), CredentialsVersion },
         { QStringLiteral("resource"), canonicalResource(m_options.serverUrl) },
         { QStringLiteral("issuer"), issuer() },
@@ -416,6 +458,9 @@ QByteArray OAuthClient::saveCredentials() const
         { QStringLiteral("discovery"), discovery },
         { QStringLiteral("tokens"), tokens },
     };
+    if (!m_dpopKeyPem.isEmpty())
+        saved.insert(QStringLiteral("dpop"),
+            QJsonObject { { QStringLiteral("key"), QString::fromLatin1(OAuthWire::base64Url(m_dpopKeyPem)) } });
     return QJsonDocument(saved).toJson(QJsonDocument::Compact);
 }
 
@@ -455,6 +500,9 @@ bool OAuthClient::restoreCredentials(const QByteArray& saved)
     m_expiresAt = qint64(tokens.value(QLatin1String("expiresAt")).toDouble());
     m_grantedScope = tokens.value(QLatin1String("scope")).toString();
     m_requestedScope = m_grantedScope;
+    restoreDpopKey(json.value(QLatin1String("dpop")).toObject().value(QLatin1String("key")).toString());
+    m_dpopBound = !m_dpopJwk.isEmpty()
+        && tokens.value(QLatin1String("tokenType")).toString().compare(QLatin1String("DPoP"), Qt::CaseInsensitive) == 0;
     if (hasToken())
         setState(State::Authorized);
     return true;

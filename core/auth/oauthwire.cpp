@@ -117,7 +117,7 @@ QString OAuthWire::maskSecrets(const QString& text)
         QRegularExpression(
             QStringLiteral("((?:^|[?&\\s])(?:%1)=)[^&\\s#]*").arg(secretParameters().join(QLatin1Char('|')))),
         // credential headers
-        QRegularExpression(QStringLiteral("((?:Authorization|Proxy-Authorization|Cookie)\\s*:[ \\t]*)[^\\r\\n]+"),
+        QRegularExpression(QStringLiteral("((?:Authorization|Proxy-Authorization|Cookie|DPoP)\\s*:[ \\t]*)[^\\r\\n]+"),
             QRegularExpression::CaseInsensitiveOption),
     };
     QString masked = text;
@@ -132,7 +132,8 @@ BearerChallenge BearerChallenge::parse(const QByteArray& header)
     BearerChallenge result;
     qsizetype pos = 0;
     const qsizetype n = header.size();
-    bool inBearer = false;
+    bool inBearer = false; // inside the parameters of a Bearer or a DPoP challenge
+    bool inDpop = false;
     auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
     auto isDelimiter = [&](char c) { return isSpace(c) || c == ',' || c == '='; };
     while (pos < n) {
@@ -151,8 +152,10 @@ BearerChallenge BearerChallenge::parse(const QByteArray& header)
             ++look;
         if (look >= n || header.at(look) != '=') {
             // A new challenge's scheme. Parameters up to the next scheme belong to it.
-            inBearer = token.compare("Bearer", Qt::CaseInsensitive) == 0;
-            result.isBearer = result.isBearer || inBearer;
+            inDpop = token.compare("DPoP", Qt::CaseInsensitive) == 0;
+            inBearer = inDpop || token.compare("Bearer", Qt::CaseInsensitive) == 0;
+            result.isBearer = result.isBearer || (inBearer && !inDpop);
+            result.isDpop = result.isDpop || inDpop;
             continue;
         }
         pos = look + 1;
@@ -183,6 +186,8 @@ BearerChallenge BearerChallenge::parse(const QByteArray& header)
             result.scope = QString::fromUtf8(value).simplified();
         else if (key == "resource_metadata")
             result.resourceMetadata = QUrl(QString::fromUtf8(value));
+        else if (key == "algs" && inDpop)
+            result.dpopAlgs = QString::fromUtf8(value).split(QLatin1Char(' '), Qt::SkipEmptyParts);
     }
     return result;
 }

@@ -36,7 +36,7 @@ QString oauthErrorText(const QJsonObject& json, const QByteArray& body);
 /// The OAuth parameters whose values are secrets: tokens, codes, verifiers, client secrets, assertions.
 const QStringList& secretParameters();
 /// text (a JSON body, a form body, a URL or header lines) with the value of every secretParameters() and
-/// every Authorization / Proxy-Authorization / Cookie header replaced by "[redacted]".
+/// every Authorization / Proxy-Authorization / Cookie / DPoP header replaced by "[redacted]".
 QString maskSecrets(const QString& text);
 
 } // namespace mcpscope::OAuthWire

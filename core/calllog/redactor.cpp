@@ -27,8 +27,9 @@ Redactor::Redactor()
 
 QStringList Redactor::defaultSensitiveHeaders()
 {
+    // DPoP: a proof (RFC 9449) is a signed credential too; replayed within its lifetime it may be taken.
     return { QStringLiteral("Authorization"), QStringLiteral("Proxy-Authorization"), QStringLiteral("Cookie"),
-        QStringLiteral("Set-Cookie") };
+        QStringLiteral("Set-Cookie"), QStringLiteral("DPoP") };
 }
 
 void Redactor::addSensitiveHeader(const QString& name)

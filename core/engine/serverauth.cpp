@@ -145,6 +145,18 @@ QByteArray ServerAuth::authorizationFor(const QUrl& url) const
     return m_client ? m_client->authorizationFor(url) : QByteArray();
 }
 
+CredentialProvider::Headers ServerAuth::headersFor(
+    const QUrl& credentialUrl, const QByteArray& method, const QUrl& requestUrl) const
+{
+    return m_client ? m_client->headersFor(credentialUrl, method, requestUrl) : Headers();
+}
+
+void ServerAuth::noteNonce(const QUrl& requestUrl, const QByteArray& nonce) const
+{
+    if (m_client)
+        m_client->noteNonce(requestUrl, nonce);
+}
+
 bool ServerAuth::storeIsPersistent() const
 {
     return m_store && m_store->isPersistent();
@@ -330,8 +342,11 @@ void ServerAuth::ensure(const TransportFailure& challenge, qint64 waitMs, QObjec
         return;
     }
     const bool scopeChallenge = challenge.scopeChallenged();
-    // Another call fetched a token after this request went out: that one may be good.
-    if (!scopeChallenge && tokenGeneration < m_tokenGeneration && m_client->hasToken() && !m_flowRunning) {
+    // Another call fetched a token after this request went out: that one may be good. Or the server only
+    // wants a DPoP nonce in the proof (RFC 9449 §9): the token is good, and the nonce is known now. Either
+    // way the caller's bounded retry (R2, or the initialize attempts) is all that is sent again.
+    if (!scopeChallenge && m_client->hasToken() && !m_flowRunning
+        && (tokenGeneration < m_tokenGeneration || m_client->takeNonceChallenge(challenge))) {
         QTimer::singleShot(0, context, [done] { done(true, QString()); });
         return;
     }

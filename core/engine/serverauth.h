@@ -63,6 +63,8 @@ public:
     /// replace the client; the transports' pointer stays valid).
     const CredentialProvider* credentials() const { return this; }
     QByteArray authorizationFor(const QUrl& url) const override;
+    Headers headersFor(const QUrl& credentialUrl, const QByteArray& method, const QUrl& requestUrl) const override;
+    void noteNonce(const QUrl& requestUrl, const QByteArray& nonce) const override;
     OAuthClient* client() const { return m_client; }
     /// Whether tokens survive a restart, and the warning to show when they do not.
     bool storeIsPersistent() const;
@@ -73,7 +75,8 @@ public:
     /// whichever is first. A wait that times out leaves the flow running. done is dropped when context
     /// goes away first.
     /// tokenGeneration: tokenGeneration() when the failed request went out; a token obtained since then
-    /// answers a 401 at once, without another flow.
+    /// answers a 401 at once, without another flow. So does a 401 that only asks a DPoP-bound token's
+    /// proof for a nonce (RFC 9449 §9): the nonce is kept and the caller's one retry carries it.
     void ensure(const TransportFailure& challenge, qint64 waitMs, QObject* context,
         std::function<void(bool ok, const QString& error)> done, quint64 tokenGeneration = 0);
     /// Counts the access tokens obtained (flows and refreshes) since start.

@@ -27,12 +27,20 @@ HttpRequest HttpCommon::makeRequest(const QByteArray& method, const QUrl& url, c
     }
     // An Authorization header the user configured wins over OAuth: it is what they asked to send.
     if (options.credentials && !configuredAuthorization) {
-        const QByteArray authorization
-            = options.credentials->authorizationFor(options.credentialUrl.isValid() ? options.credentialUrl : url);
-        if (!authorization.isEmpty())
-            request.headers.append({ QByteArrayLiteral("Authorization"), authorization });
+        // A DPoP proof names the URL the request goes to (htu), so it is made here, per request.
+        request.headers.append(options.credentials->headersFor(
+            options.credentialUrl.isValid() ? options.credentialUrl : url, method, url));
     }
     return request;
+}
+
+void HttpCommon::noteNonce(const HttpTransportOptions& options, const HttpReply* reply)
+{
+    if (!options.credentials || !reply)
+        return;
+    const QByteArray nonce = reply->header("DPoP-Nonce");
+    if (!nonce.isEmpty())
+        options.credentials->noteNonce(reply->url(), nonce.trimmed());
 }
 
 bool HttpCommon::isEventStream(const HttpReply* reply)

@@ -14,6 +14,9 @@ struct HttpTransportOptions;
 namespace HttpCommon {
 /// A request to url with the configured headers, the per-server TLS choice and same-origin redirects.
 HttpRequest makeRequest(const QByteArray& method, const QUrl& url, const HttpTransportOptions& options);
+/// Hands a DPoP-Nonce header of reply (any status) to the credential provider, which remembers it for the
+/// next proof to that origin (RFC 9449 §9). Nothing is sent again because of it.
+void noteNonce(const HttpTransportOptions& options, const HttpReply* reply);
 /// The evidence of a reply that did not succeed: what the wire showed, never a failure kind (the
 /// classifier decides that). body: what arrived of the response body (an excerpt is kept).
 TransportFailure failureFor(const HttpReply* reply, const QByteArray& body, const QString& sessionIdSent,

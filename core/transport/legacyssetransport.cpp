@@ -192,6 +192,7 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
             closeWhenQuiet();
             return;
         }
+        HttpCommon::noteNonce(m_options, reply);
         const QByteArray body = reply->readAll();
         const auto it = isRequest ? m_inFlight.find(idKey(id)) : m_inFlight.end();
         if (it != m_inFlight.end() && it->wire) {

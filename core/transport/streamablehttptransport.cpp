@@ -191,6 +191,7 @@ void StreamableHttpTransport::watch(HttpReply* reply, std::shared_ptr<Exchange> 
             if (isVisibleAscii(id))
                 m_sessionId = QString::fromLatin1(id);
         }
+        HttpCommon::noteNonce(m_options, exchange->reply);
         if (exchange->recording && !exchange->wire.isEmpty())
             HttpCommon::noteResponse(exchange->wire.last(), exchange->reply);
     });

@@ -10,7 +10,8 @@
 # With REVISION 2026-07-28 it runs 0.2.0-alpha.12 (the conformance-2026 alias) with `--requirements
 # 2026-07-28` instead: exactly the scenarios that revision requires (32 scored). Passes only when the runner
 # reports every scored scenario passed; again no expected-failures file. The scenarios the runner runs but
-# does not score (extensions, added after the release) are printed, not judged.
+# does not score (extensions, added after the release) are printed, not judged; all of them pass today,
+# the DPoP extension's auth/dpop and auth/dpop-nonce included.
 #
 # usage: run.sh NODE PEERS_DIR CLI OUTPUT_DIR [REVISION]
 set -u
