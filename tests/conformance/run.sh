@@ -81,6 +81,32 @@ grep -q "Running all suite ($scenarios scenarios)" "$log" || ok=0
 passed=$(sed -n '/=== SUITE SUMMARY ===/,$p' "$log" | grep -c '^✓ ')
 [ "$passed" -eq $scenarios ] || ok=0
 grep -Eq 'Total: [0-9]+ passed, 0 failed, 0 warnings' "$log" || ok=0
+# sse-retry's ClientRespectsRetryField is a stopwatch: it fails a reconnect later than twice the server's
+# `retry:` (500 ms). The suite starts all 26 scenarios, 26 Node servers and 26 clients, at once; on 2 cores
+# under ASan that burst alone has held a correct client's timer back past 1 s. So when that check is the
+# suite's only failure, sse-retry runs again on its own, and that run, which must pass all its checks,
+# judges it. Any other failure, or a solo run that fails, still fails.
+summary=$(sed -n '/=== SUITE SUMMARY ===/,$p' "$log")
+failedScenarios=$(printf '%s\n' "$summary" | sed -n 's/^✗ \([^:]*\):.*/\1/p')
+failedChecks=$(printf '%s\n' "$summary" | sed -n 's/^    - \([^:]*\):.*/\1/p' | sort -u)
+if [ $ok -eq 0 ] && [ $rc -ne 0 ] && [ "$failedScenarios" = sse-retry ] && [ "$failedChecks" = ClientRespectsRetryField ] \
+    && [ "$passed" -eq $((scenarios - 1)) ]; then
+    echo "== conformance: sse-retry failed only its timing check inside the 26-scenario burst; running it alone"
+    printf '%s\n' "$summary" | sed -n '/^✗ sse-retry/,/^[✓✗]/p' | sed '$d'
+    for attempt in 1 2; do
+        solo=$out/sse-retry-solo-$attempt.log
+        "$node" node_modules/@modelcontextprotocol/conformance/dist/index.js client --command "$cli conformance" \
+            --scenario sse-retry -o "$out/all" >"$solo" 2>&1
+        if [ $? -eq 0 ] && grep -q 'Passed: 3/3, 0 failed, 0 warnings' "$solo"; then
+            echo "== conformance: sse-retry alone (attempt $attempt): 3 of 3 checks passed"
+            ok=1
+            passed=$scenarios
+            break
+        fi
+        echo "== conformance: sse-retry alone (attempt $attempt) failed:"
+        sed -n '/Test Results:/,$p' "$solo"
+    done
+fi
 if [ $ok -eq 1 ]; then
     echo "== conformance --suite all: $passed of $scenarios scenarios passed (results in $out/all)"
     sed -n '/=== SUITE SUMMARY ===/,$p' "$log"
