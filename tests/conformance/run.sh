@@ -81,17 +81,28 @@ grep -q "Running all suite ($scenarios scenarios)" "$log" || ok=0
 passed=$(sed -n '/=== SUITE SUMMARY ===/,$p' "$log" | grep -c '^✓ ')
 [ "$passed" -eq $scenarios ] || ok=0
 grep -Eq 'Total: [0-9]+ passed, 0 failed, 0 warnings' "$log" || ok=0
-# sse-retry's ClientRespectsRetryField is a stopwatch: it fails a reconnect later than twice the server's
-# `retry:` (500 ms). The suite starts all 26 scenarios, 26 Node servers and 26 clients, at once; on 2 cores
-# under ASan that burst alone has held a correct client's timer back past 1 s. So when that check is the
-# suite's only failure, sse-retry runs again on its own, and that run, which must pass all its checks,
-# judges it. Any other failure, or a solo run that fails, still fails.
+# sse-retry's ClientRespectsRetryField is a stopwatch: it warns when a reconnect comes over 200 ms after
+# the server's `retry:` (500 ms) and fails it past twice that. The suite starts all 26 scenarios, 26 Node
+# servers and 26 clients, at once; on 2 cores under ASan that burst alone has held a correct client's
+# timer back to 0.8-1.2 s. So when that check (client-sse-retry-timing in the scenario's checks.json) is
+# the only check of the suite that did not succeed, sse-retry runs again on its own, and that run, which
+# must pass all three checks with no warning, judges it. Any other failure or warning, or a solo run
+# that does not pass, still fails.
 summary=$(sed -n '/=== SUITE SUMMARY ===/,$p' "$log")
 failedScenarios=$(printf '%s\n' "$summary" | sed -n 's/^✗ \([^:]*\):.*/\1/p')
-failedChecks=$(printf '%s\n' "$summary" | sed -n 's/^    - \([^:]*\):.*/\1/p' | sort -u)
-if [ $ok -eq 0 ] && [ $rc -ne 0 ] && [ "$failedScenarios" = sse-retry ] && [ "$failedChecks" = ClientRespectsRetryField ] \
-    && [ "$passed" -eq $((scenarios - 1)) ]; then
-    echo "== conformance: sse-retry failed only its timing check inside the 26-scenario burst; running it alone"
+onlyTiming=no
+if [ "$failedScenarios" = sse-retry ]; then
+    # shellcheck disable=SC2016
+    onlyTiming=$("$node" -e '
+        const fs = require("fs"), path = require("path");
+        const dir = fs.readdirSync(process.argv[1]).filter((d) => d.startsWith("sse-retry-")).sort().pop();
+        const checks = JSON.parse(fs.readFileSync(path.join(process.argv[1], dir, "checks.json"), "utf8"));
+        const bad = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING").map((c) => c.id);
+        console.log(bad.length > 0 && bad.every((id) => id === "client-sse-retry-timing") ? "yes" : "no");
+    ' "$out/all" 2>/dev/null || echo no)
+fi
+if [ $ok -eq 0 ] && [ "$onlyTiming" = yes ] && [ "$passed" -eq $((scenarios - 1)) ]; then
+    echo "== conformance: sse-retry missed only its timing check inside the 26-scenario burst; running it alone"
     printf '%s\n' "$summary" | sed -n '/^✗ sse-retry/,/^[✓✗]/p' | sed '$d'
     for attempt in 1 2; do
         solo=$out/sse-retry-solo-$attempt.log
