@@ -5,7 +5,9 @@
 #include "tasktracker.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QPointer>
+#include <QTimer>
 #include <QUuid>
 
 namespace mcpscope {
@@ -220,8 +222,32 @@ void Engine::listPage(const QString& server, const QString& method, const QStrin
 
 void Engine::connectAll()
 {
-    for (ServerConnection* c : std::as_const(m_connections))
-        c->connectToServer();
+    for (ServerConnection* c : std::as_const(m_connections)) {
+        if (!m_connectQueue.contains(c))
+            m_connectQueue.append(c);
+    }
+    if (!m_connectPassQueued)
+        connectQueued();
+}
+
+void Engine::connectQueued()
+{
+    // Starting a stdio server is a vfork and exec the calling thread waits for, 2 to 8 ms each: a workspace
+    // of 100 servers held the GUI thread for most of a second in one pass. Passes of at most ConnectPassMs,
+    // in order, with the event loop running in between.
+    m_connectPassQueued = false;
+    QElapsedTimer pass;
+    pass.start();
+    while (!m_connectQueue.isEmpty() && !m_shuttingDown) {
+        if (pass.elapsed() >= ConnectPassMs) {
+            m_connectPassQueued = true;
+            QTimer::singleShot(0, this, &Engine::connectQueued);
+            return;
+        }
+        if (const QPointer<ServerConnection> c = m_connectQueue.takeFirst())
+            c->connectToServer();
+    }
+    m_connectQueue.clear();
 }
 
 } // namespace mcpscope

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QList>
 #include <QObject>
+#include <QPointer>
 
 #include <functional>
 #include <memory>
@@ -45,6 +46,7 @@ public:
     void list(const QString& server, const QString& method, const QString& key, const CallOptions& options,
         std::function<void(const CallRecord&)> done);
 
+    /// Connects every server, in order; stdio servers start a few per event-loop pass.
     void connectAll();
 
     /// Follows the tasks servers create for task-augmented tools/call (2025-11-25): one tracker per engine.
@@ -98,7 +100,13 @@ private:
     QString endAtOnce(const QString& server, const QString& method, const QJsonObject& params, CallOutcome outcome,
         const QString& message, std::function<void(const CallRecord&)> done);
 
+    /// connectAll's servers not started yet: they start in passes of ConnectPassMs.
+    void connectQueued();
+    static constexpr qint64 ConnectPassMs = 10;
+
     QList<ServerConnection*> m_connections;
+    QList<QPointer<ServerConnection>> m_connectQueue;
+    bool m_connectPassQueued = false;
     ClientResponder* m_responder = nullptr;
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
     bool m_shuttingDown = false;

@@ -10,6 +10,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -112,6 +113,7 @@ private Q_SLOTS:
     void rowFollowsARealConnection();
     void countersAccumulateFinishedCalls();
     void rowsFollowTheEngine();
+    void connectAllStartsEachServerOnce();
 };
 
 void TestServerModel::initTestCase()
@@ -276,6 +278,49 @@ void TestServerModel::rowsFollowTheEngine()
     // Deleting the engine deletes its connections; their rows go with them.
     engine.reset();
     QCOMPARE(model.rowCount(), 0);
+}
+
+void TestServerModel::connectAllStartsEachServerOnce()
+{
+    // connectAll starts stdio servers a few per event-loop pass. Each server here is a shell that notes
+    // its name in a file and then waits (it never answers initialize), so the file says exactly which
+    // servers started and how often: every one once, in order, though Connect All came twice while passes
+    // were still to run, and one server was removed before its turn may have come.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString started = dir.filePath(QStringLiteral("started"));
+    constexpr int Count = 30;
+    Engine engine;
+    ServerListModel model(&engine);
+    for (int i = 0; i < Count; ++i) {
+        ServerConfig config;
+        config.name = QStringLiteral("s-%1").arg(i, 2, 10, QLatin1Char('0'));
+        config.transport = TransportKind::Stdio;
+        config.command = QStringLiteral("/bin/sh");
+        config.args
+            = { QStringLiteral("-c"), QStringLiteral("echo \"$0\" >> \"$1\"; exec sleep 60"), config.name, started };
+        config.requestTimeoutMs = 60000;
+        engine.addServer(config);
+    }
+    engine.connectAll();
+    engine.connectAll();
+    engine.removeServer(QStringLiteral("s-%1").arg(Count - 1));
+    const auto lines = [&started] {
+        QFile file(started);
+        return file.open(QIODevice::ReadOnly)
+            ? QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts)
+            : QStringList();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(lines().size() >= Count - 1, WaitMs);
+    for (int i = 0; i < Count - 1; ++i) {
+        const QString name = QStringLiteral("s-%1").arg(i, 2, 10, QLatin1Char('0'));
+        QCOMPARE(lines().count(name), 1);
+        const ServerConnection::State state = engine.connection(name)->state();
+        QVERIFY2(state == ServerConnection::State::Connecting || state == ServerConnection::State::Initializing,
+            qPrintable(name + QLatin1Char(' ') + ServerConnection::stateName(state)));
+    }
+    QVERIFY(lines().count(QStringLiteral("s-%1").arg(Count - 1)) <= 1);
+    QCOMPARE(model.rowCount(), Count - 1);
 }
 
 QTEST_GUILESS_MAIN(TestServerModel)
