@@ -17,6 +17,7 @@
 #include <chrono>
 #include <climits>
 #include <future>
+#include <utility>
 
 namespace mcpscope {
 
@@ -53,6 +54,9 @@ WorkspaceSession::WorkspaceSession(QObject* parent)
     m_logStatusTimer.setSingleShot(true);
     m_logStatusTimer.setInterval(1000);
     connect(&m_logStatusTimer, &QTimer::timeout, this, &WorkspaceSession::logStatusChanged);
+    m_eraTimer.setSingleShot(true);
+    m_eraTimer.setInterval(EraWriteDelayMs);
+    connect(&m_eraTimer, &QTimer::timeout, this, &WorkspaceSession::writePendingEras);
     connect(m_logStore, &LogStore::committed, this, [this] {
         if (!m_logStatusTimer.isActive())
             m_logStatusTimer.start();
@@ -86,6 +90,7 @@ WorkspaceSession::WorkspaceSession(QObject* parent)
 
 WorkspaceSession::~WorkspaceSession()
 {
+    writePendingEras();
     // The calls in flight end as interrupted while the log store still follows the engine; the store
     // commits them when it closes, right after.
     m_engine->shutDown();
@@ -119,6 +124,7 @@ bool WorkspaceSession::openWorkspace(const QString& path, QString* error)
     const QList<ServerConnection*> existing = m_engine->connections();
     for (ServerConnection* c : existing)
         m_engine->removeServer(c->name());
+    writePendingEras();
     m_workspace = *workspace;
     for (const ServerConfig& config : std::as_const(m_workspace.servers))
         m_engine->addServer(config);
@@ -224,34 +230,57 @@ bool WorkspaceSession::saveWorkspace(const QString& path, QString* error)
 
 void WorkspaceSession::rememberEra(const QString& server, ProtocolEra era)
 {
+    bool changed = false;
     for (ServerConfig& s : m_workspace.servers) {
-        if (s.name == server)
+        if (s.name == server) {
+            changed = changed || s.knownEra != era;
             s.knownEra = era;
+        }
     }
     const QString path = savePath();
-    if (path.isEmpty())
-        return; // a new workspace, or another client's file: the next save writes it
-    // The file as it is on disk with only this server's knownEra changed: edits not saved yet stay unsaved.
+    if (!changed || path.isEmpty())
+        return; // known already, or a new workspace or another client's file: the next save writes it
+    // Written together a moment later: a workspace of 100 servers that all connect at once read and wrote
+    // its file once per server, on the GUI thread, as each probe answered.
+    if (path != m_pendingErasPath)
+        writePendingEras();
+    m_pendingErasPath = path;
+    m_pendingEras.insert(server, era);
+    if (!m_eraTimer.isActive())
+        m_eraTimer.start();
+}
+
+void WorkspaceSession::writePendingEras()
+{
+    m_eraTimer.stop();
+    if (m_pendingEras.isEmpty())
+        return;
+    const QHash<QString, ProtocolEra> eras = std::exchange(m_pendingEras, {});
+    const QString path = std::exchange(m_pendingErasPath, {});
+    QStringList names = eras.keys();
+    names.sort();
+    const auto failed = [&](const QString& why) {
+        Q_EMIT statusMessage(tr("Could not remember the protocol era of %1 in %2: %3")
+                                 .arg(names.join(QStringLiteral(", ")), QDir::toNativeSeparators(path), why));
+    };
+    // The file as it is on disk with only these servers' knownEra changed: edits not saved yet stay unsaved.
     ConfigError configError;
     std::optional<Workspace> onDisk = Workspace::load(path, &configError);
     if (!onDisk) {
-        Q_EMIT statusMessage(tr("Could not remember that %1 is a %2 server: %3")
-                                 .arg(server, protocolEraName(era), configError.toString()));
+        failed(configError.toString());
         return;
     }
     bool changed = false;
     for (ServerConfig& s : onDisk->servers) {
-        if (s.name == server && s.era == ProtocolEra::Auto) {
-            changed = s.knownEra != era;
-            s.knownEra = era;
+        const auto era = eras.constFind(s.name);
+        if (era != eras.constEnd() && s.era == ProtocolEra::Auto && s.knownEra != *era) {
+            s.knownEra = *era;
+            changed = true;
         }
     }
-    if (!changed)
-        return;
     QString error;
-    if (!onDisk->save(path, &error))
-        Q_EMIT statusMessage(
-            tr("Could not remember that %1 is a %2 server: %3").arg(server, protocolEraName(era), error));
+    if (changed && !onDisk->save(path, &error))
+        failed(error);
 }
 
 void WorkspaceSession::setModified(bool modified)

@@ -4,6 +4,7 @@
 #include "calllog/exportjob.h"
 #include "config/workspace.h"
 
+#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QStringList>
@@ -107,8 +108,11 @@ Q_SIGNALS:
 private:
     void openLogStore(const QString& workspacePath);
     /// An auto server's probe found its era: the workspace keeps it as knownEra, in memory and in its file
-    /// (only that field, so unsaved edits stay unsaved), and the next start skips the probe.
+    /// (only that field, so unsaved edits stay unsaved), and the next start skips the probe. The file is
+    /// written for all servers found within EraWriteDelayMs at once, and before the workspace closes.
     void rememberEra(const QString& server, ProtocolEra era);
+    void writePendingEras();
+    static constexpr int EraWriteDelayMs = 250;
     void setModified(bool modified);
 
     Engine* m_engine = nullptr;
@@ -123,6 +127,9 @@ private:
     qint64 m_storedAtOpen = 0;
     quint64 m_logGeneration = 0;
     QTimer m_logStatusTimer;
+    QTimer m_eraTimer;
+    QHash<QString, ProtocolEra> m_pendingEras;
+    QString m_pendingErasPath;
     bool m_modified = false;
 };
 
