@@ -64,6 +64,11 @@ bool ServersDock::selectServer(const QString& name)
     return false;
 }
 
+void ServersDock::clearCurrent()
+{
+    m_view->selectionModel()->clear();
+}
+
 void ServersDock::selectFirst()
 {
     if (m_presentation->rowCount() > 0)

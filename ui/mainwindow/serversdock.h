@@ -28,6 +28,8 @@ public:
     bool selectServer(const QString& name);
     /// Selects the first server, if there is one.
     void selectFirst();
+    /// No server is current (currentServerChanged follows).
+    void clearCurrent();
 
 Q_SIGNALS:
     void currentServerChanged();

@@ -64,8 +64,12 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
         [this] { m_filter->setServer(m_server->currentData().toString()); });
     refreshServers();
     if (Engine* engine = m_model->engine()) {
-        connect(engine, &Engine::serverAdded, this, &TrafficDock::refreshServers);
-        connect(engine, &Engine::serverRemoved, this, &TrafficDock::refreshServers);
+        // Once per event-loop pass: a workspace of 100 servers refilled (and re-measured) the box 100 times.
+        m_refreshServers.setSingleShot(true);
+        m_refreshServers.setInterval(0);
+        connect(&m_refreshServers, &QTimer::timeout, this, &TrafficDock::refreshServers);
+        connect(engine, &Engine::serverAdded, &m_refreshServers, qOverload<>(&QTimer::start));
+        connect(engine, &Engine::serverRemoved, &m_refreshServers, qOverload<>(&QTimer::start));
     }
     trafficBar->addWidget(m_text, 1);
     trafficBar->addWidget(m_server);

@@ -5,6 +5,7 @@
 #include <QByteArray>
 #include <QDockWidget>
 #include <QList>
+#include <QTimer>
 
 class QAction;
 class QComboBox;
@@ -54,6 +55,7 @@ private:
     TrafficFilter* m_filter = nullptr;
     QLineEdit* m_text = nullptr;
     QComboBox* m_server = nullptr;
+    QTimer m_refreshServers;
     TrafficPresentation* m_presentation = nullptr;
     QTableView* m_view = nullptr;
     QComboBox* m_logLevel = nullptr;
