@@ -7,7 +7,8 @@
 // - big:     one server answers a tools/call with a 500 MB text (over the 64 MiB maxResponseBytes);
 // - servers: 100 stdio servers in one workspace, connected at once, then one echo call to each.
 // A 1 ms heartbeat timer on the GUI thread records the longest gap between its ticks: the longest
-// stall a person would feel. Peak RSS is the app process's (VmHWM); the peers are not counted.
+// stall a person would feel. It starts once the (empty) window is shown: the case's workspace is opened
+// into it, as File > Open does. Peak RSS is the app process's (VmHWM); the peers are not counted.
 //
 // Prints figures and an outcome per case; PASS/MISS against the goals below, never a timing failure.
 
@@ -71,10 +72,25 @@ struct Workspace
     QStringList names;
 };
 
-Workspace openWorkspace(const QString& dir, const QString& peer, int count)
+/// The window, built and shown before a case's heartbeat starts: building the window is the same for
+/// every workspace, and File > Open of the case's workspace into a shown window is what is measured.
+Workspace shownWindow()
+{
+    Workspace w;
+    QElapsedTimer clock;
+    clock.start();
+    w.window = std::make_unique<MainWindow>();
+    w.window->resize(1440, 900);
+    w.window->show();
+    QCoreApplication::processEvents();
+    print(u"  window shown:        %1 ms (before the heartbeat starts)\n"_s.arg(
+        double(clock.nsecsElapsed()) / 1e6, 0, 'f', 0));
+    return w;
+}
+
+void openWorkspace(Workspace& w, const QString& dir, const QString& peer, int count)
 {
     QJsonObject servers;
-    Workspace w;
     for (int i = 0; i < count; ++i) {
         const QString name = u"limits-%1"_s.arg(i, 3, 10, QLatin1Char('0'));
         servers.insert(name, QJsonObject { { u"transport"_s, u"stdio"_s }, { u"command"_s, peer } });
@@ -84,13 +100,9 @@ Workspace openWorkspace(const QString& dir, const QString& peer, int count)
     if (file.open(QIODevice::WriteOnly))
         file.write(QJsonDocument(QJsonObject { { u"mcpscopeWorkspace"_s, 1 }, { u"servers"_s, servers } }).toJson());
     file.close();
-    w.window = std::make_unique<MainWindow>();
-    w.window->resize(1440, 900);
-    w.window->show();
     if (!w.window->openWorkspace(file.fileName()))
         print(u"  could not open %1\n"_s.arg(file.fileName()));
     w.window->engine()->connectAll();
-    return w;
 }
 
 int readyCount(const Workspace& w)
@@ -140,8 +152,9 @@ CallRecord callAndWait(Engine* engine, const QString& server, const QJsonObject&
 
 int runFlood(const QString& dir, const QString& peer)
 {
+    Workspace w = shownWindow();
     Heartbeat beat;
-    Workspace w = openWorkspace(dir, peer, 1);
+    openWorkspace(w, dir, peer, 1);
     if (!waitFor([&] { return readyCount(w) == 1; }, 30000)) {
         report("flood", beat.longestMs(), beat.longestWorkMs(), { false, u"the server did not become ready"_s });
         return 1;
@@ -207,8 +220,9 @@ int runFlood(const QString& dir, const QString& peer)
 
 int runBig(const QString& dir, const QString& peer)
 {
+    Workspace w = shownWindow();
     Heartbeat beat;
-    Workspace w = openWorkspace(dir, peer, 1);
+    openWorkspace(w, dir, peer, 1);
     if (!waitFor([&] { return readyCount(w) == 1; }, 30000)) {
         report("big", beat.longestMs(), beat.longestWorkMs(), { false, u"the server did not become ready"_s });
         return 1;
@@ -237,10 +251,11 @@ int runBig(const QString& dir, const QString& peer)
 
 int runServers(const QString& dir, const QString& peer)
 {
+    Workspace w = shownWindow();
     Heartbeat beat;
     QElapsedTimer clock;
     clock.start();
-    Workspace w = openWorkspace(dir, peer, ServerCount);
+    openWorkspace(w, dir, peer, ServerCount);
     const double openMs = double(clock.nsecsElapsed()) / 1e6;
     const bool allReady = waitFor([&] { return readyCount(w) == ServerCount; }, 120000);
     const double readyMs = double(clock.nsecsElapsed()) / 1e6;
@@ -263,7 +278,8 @@ int runServers(const QString& dir, const QString& peer)
     clock.restart();
     w.window.reset();
     const double closeMs = double(clock.nsecsElapsed()) / 1e6;
-    print(u"  open workspace:      %1 ms (window, %2 servers configured)\n"_s.arg(openMs, 0, 'f', 0).arg(ServerCount));
+    print(u"  open workspace:      %1 ms (%2 servers configured, connecting)\n"_s.arg(openMs, 0, 'f', 0)
+              .arg(ServerCount));
     print(u"  all ready:           %1 of %2 ready and tools listed after %3 ms (stall %4 ms)\n"_s.arg(ready)
               .arg(ServerCount)
               .arg(readyMs, 0, 'f', 0)
