@@ -15,14 +15,12 @@
 #include <QJsonObject>
 #include <QTest>
 
-#include <openssl/bio.h>
-#include <openssl/ecdsa.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
+#include "es256verify.h"
 
 using namespace Qt::StringLiterals;
 using mcpscope::BearerChallenge;
 using mcpscope::OAuthClient;
+using mcpscope::test::verifyEs256;
 namespace Dpop = mcpscope::Dpop;
 namespace Jwt = mcpscope::Jwt;
 
@@ -33,36 +31,6 @@ const QUrl ServerUrl(u"http://127.0.0.1:3000/mcp"_s);
 QByteArray fromBase64Url(const QByteArray& text)
 {
     return QByteArray::fromBase64(text, QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
-}
-
-/// Verifies a compact ES256 JWS with the public half of the PEM key, as a server would with the proof's jwk.
-bool verifyEs256(const QByteArray& jws, const QByteArray& pem)
-{
-    const QList<QByteArray> parts = jws.split('.');
-    if (parts.size() != 3)
-        return false;
-    const QByteArray input = parts.at(0) + '.' + parts.at(1);
-    const QByteArray raw = fromBase64Url(parts.at(2));
-    if (raw.size() != 64)
-        return false;
-    BIO* bio = BIO_new_mem_buf(pem.constData(), int(pem.size()));
-    EVP_PKEY* key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);
-    BIO_free(bio);
-    ECDSA_SIG* signature = ECDSA_SIG_new();
-    ECDSA_SIG_set0(signature, BN_bin2bn(reinterpret_cast<const unsigned char*>(raw.constData()), 32, nullptr),
-        BN_bin2bn(reinterpret_cast<const unsigned char*>(raw.constData()) + 32, 32, nullptr));
-    unsigned char* der = nullptr;
-    const int derSize = i2d_ECDSA_SIG(signature, &der);
-    ECDSA_SIG_free(signature);
-    EVP_MD_CTX* context = EVP_MD_CTX_new();
-    const bool ok = key && EVP_DigestVerifyInit(context, nullptr, EVP_sha256(), nullptr, key) == 1
-        && EVP_DigestVerify(context, der, size_t(derSize), reinterpret_cast<const unsigned char*>(input.constData()),
-               size_t(input.size()))
-            == 1;
-    EVP_MD_CTX_free(context);
-    EVP_PKEY_free(key);
-    OPENSSL_free(der);
-    return ok;
 }
 
 /// What the token store would hold for a DPoP-bound (or bearer) token of ServerUrl, key included.

@@ -11,15 +11,13 @@
 #include <QJsonObject>
 #include <QTest>
 
-#include <openssl/bio.h>
-#include <openssl/ecdsa.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
+#include "es256verify.h"
 
 #include <memory>
 
 using namespace Qt::StringLiterals;
 using mcpscope::OAuthClient;
+using mcpscope::test::verifyEs256;
 
 namespace {
 
@@ -43,37 +41,6 @@ QByteArray privatePem(EVP_PKEY* key)
     QByteArray pem(data, size);
     BIO_free(bio);
     return pem;
-}
-
-QByteArray fromBase64Url(const QByteArray& text)
-{
-    return QByteArray::fromBase64(text, QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
-}
-
-/// Verifies a compact ES256 JWS with the public half of key, as an authorization server would.
-bool verifyEs256(const QByteArray& jws, EVP_PKEY* key)
-{
-    const QList<QByteArray> parts = jws.split('.');
-    if (parts.size() != 3)
-        return false;
-    const QByteArray input = parts.at(0) + '.' + parts.at(1);
-    const QByteArray raw = fromBase64Url(parts.at(2));
-    if (raw.size() != 64)
-        return false;
-    ECDSA_SIG* signature = ECDSA_SIG_new();
-    ECDSA_SIG_set0(signature, BN_bin2bn(reinterpret_cast<const unsigned char*>(raw.constData()), 32, nullptr),
-        BN_bin2bn(reinterpret_cast<const unsigned char*>(raw.constData()) + 32, 32, nullptr));
-    unsigned char* der = nullptr;
-    const int derSize = i2d_ECDSA_SIG(signature, &der);
-    ECDSA_SIG_free(signature);
-    EVP_MD_CTX* context = EVP_MD_CTX_new();
-    const bool ok = EVP_DigestVerifyInit(context, nullptr, EVP_sha256(), nullptr, key) == 1
-        && EVP_DigestVerify(context, der, size_t(derSize), reinterpret_cast<const unsigned char*>(input.constData()),
-               size_t(input.size()))
-            == 1;
-    EVP_MD_CTX_free(context);
-    OPENSSL_free(der);
-    return ok;
 }
 
 QUrl url(const QString& text)
