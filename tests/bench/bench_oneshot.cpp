@@ -19,6 +19,8 @@
 #include <limits>
 
 using namespace Qt::StringLiterals;
+using mcpscope::bench::best;
+using mcpscope::bench::median;
 using mcpscope::bench::print;
 
 namespace {
@@ -134,20 +136,6 @@ Measurement runCli()
     result.wholeMs = double(endNs) / 1e6;
     result.ok = true;
     return result;
-}
-
-double best(const QList<double>& values)
-{
-    return values.isEmpty() ? std::numeric_limits<double>::quiet_NaN()
-                            : *std::min_element(values.begin(), values.end());
-}
-
-double median(QList<double> values)
-{
-    if (values.isEmpty())
-        return std::numeric_limits<double>::quiet_NaN();
-    std::sort(values.begin(), values.end());
-    return values.at(values.size() / 2);
 }
 
 } // namespace

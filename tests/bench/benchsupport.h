@@ -7,7 +7,9 @@
 #include <QString>
 #include <QStringList>
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <sched.h>
 
 namespace mcpscope::bench {
@@ -33,6 +35,22 @@ template <typename Row> bool selectOnly(const QString& only, const QStringList& 
     for (qsizetype i = 0; i < rows.size() && i < keys.size(); ++i)
         rows[i].selected = names.contains(keys.at(i));
     return true;
+}
+
+/// The lowest of a row's rounds (NaN for none).
+inline double best(const QList<double>& values)
+{
+    return values.isEmpty() ? std::numeric_limits<double>::quiet_NaN()
+                            : *std::min_element(values.begin(), values.end());
+}
+
+/// The middle of a row's rounds, the upper one of two (NaN for none).
+inline double median(QList<double> values)
+{
+    if (values.isEmpty())
+        return std::numeric_limits<double>::quiet_NaN();
+    std::sort(values.begin(), values.end());
+    return values.at(values.size() / 2);
 }
 
 /// Pins this process, and so every thread and child started after it, to the CPU it runs on.
