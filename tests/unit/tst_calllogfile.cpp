@@ -596,6 +596,17 @@ private Q_SLOTS:
         longText.server = QString(2 * 4096 + 7, QChar(0x1f));
         longText.tool = QString(4096, QChar(0xe9)) + QString(4097, QChar(0x20ac)) + QChar(u'"');
         QTest::newRow("long texts across slices") << longText << true;
+        CallRecord lines;
+        // A stdio line is written from its bytes: ASCII with every escape, then UTF-8 and bytes that are no
+        // UTF-8 (a stray continuation, a cut sequence, 0xff), which Qt reads as U+FFFD.
+        CallAttempt wire;
+        QByteArray ascii;
+        for (int c = 0; c < 0x80; ++c)
+            ascii.append(char(c));
+        wire.exchange.stdio = { StdioLine::make(1, true, ascii), StdioLine::make(2, false, "caf\xc3\xa9 \xe2\x82\xac"),
+            StdioLine::make(3, false, "a\x80" "b\xe2\x82 \xff\"\n"), StdioLine::make(4, true, QByteArray()) };
+        lines.attempts = { wire };
+        QTest::newRow("stdio lines: ASCII escapes, UTF-8, invalid bytes") << lines << true;
         for (int i = 0; i < 20; ++i)
             QTest::addRow("log file record %d", i) << makeRecord(i) << true;
         Awkward exact(20261129, true);

@@ -1,0 +1,237 @@
+#pragma once
+
+// The call log's JSON writer: CallRecord::toCompactJson() writes each record with it, without building the
+// QJsonObject tree first.
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QCborValue>
+#include <QChar>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QLocale>
+#include <QStringView>
+
+#include <algorithm>
+#include <charconv>
+#include <iterator>
+
+namespace mcpscope {
+
+/// Appends JSON text exactly as QJsonDocument::toJson(Compact) writes it (qjsonwriter.cpp): members in
+/// the order a QJsonObject keeps them (sorted by key), integers in decimal, other numbers in the shortest
+/// form that reads back the same ("null" when not finite), strings as UTF-8 with '"', '\\' and the
+/// control characters escaped, and a UTF-16 unit that is no valid character (a lone surrogate) as \uXXXX.
+class CompactWriter
+{
+public:
+    explicit CompactWriter(qsizetype reserve) { m_out.reserve(reserve); }
+
+    QByteArray take() { return std::move(m_out); }
+
+    void raw(char c) { m_out.append(c); }
+    void raw(QByteArrayView text) { m_out.append(text); }
+
+    /// Starts the member key: a comma before every member but the first.
+    void key(QByteArrayView name, bool* first)
+    {
+        if (!*first)
+            m_out.append(',');
+        *first = false;
+        m_out.append('"');
+        m_out.append(name);
+        m_out.append("\":", 2);
+    }
+
+    void integer(qint64 value)
+    {
+        char digits[24];
+        const auto result = std::to_chars(std::begin(digits), std::end(digits), value);
+        m_out.append(digits, result.ptr - digits);
+    }
+
+    void boolean(bool value) { value ? m_out.append("true", 4) : m_out.append("false", 5); }
+
+    void string(QStringView text)
+    {
+        m_out.append('"');
+        const char16_t* src = text.utf16();
+        const char16_t* const end = src + text.size();
+        while (src != end) {
+            // Room for a slice at a time, so a 50 MB result does not reserve six times its size at once: each
+            // UTF-16 unit becomes at most 6 bytes (\u001f, or \uXXXX for a lone surrogate); a surrogate pair
+            // that reaches past the slice writes 4 bytes for the 6 of its first unit.
+            const char16_t* const slice = src + std::min<qsizetype>(end - src, 4096);
+            const qsizetype start = m_out.size();
+            m_out.resize(start + 6 * (slice - src));
+            char* cursor = m_out.data() + start;
+            while (src < slice) {
+                const char16_t u = *src++;
+                if (u < 0x80) {
+                    if (u >= 0x20 && u != '"' && u != '\\') {
+                        *cursor++ = char(u);
+                        continue;
+                    }
+                    cursor = escaped(cursor, u);
+                } else if (u < 0x800) {
+                    *cursor++ = char(0xc0 | (u >> 6));
+                    *cursor++ = char(0x80 | (u & 0x3f));
+                } else if (!QChar::isSurrogate(u)) {
+                    *cursor++ = char(0xe0 | (u >> 12));
+                    *cursor++ = char(0x80 | ((u >> 6) & 0x3f));
+                    *cursor++ = char(0x80 | (u & 0x3f));
+                } else if (QChar::isHighSurrogate(u) && src != end && QChar::isLowSurrogate(*src)) {
+                    const char32_t ucs = QChar::surrogateToUcs4(u, *src++);
+                    *cursor++ = char(0xf0 | (ucs >> 18));
+                    *cursor++ = char(0x80 | ((ucs >> 12) & 0x3f));
+                    *cursor++ = char(0x80 | ((ucs >> 6) & 0x3f));
+                    *cursor++ = char(0x80 | (ucs & 0x3f));
+                } else {
+                    *cursor++ = '\\';
+                    cursor = hex4(cursor, u);
+                }
+            }
+            m_out.resize(cursor - m_out.constData());
+        }
+        m_out.append('"');
+    }
+
+    /// UTF-8 bytes as string() writes QString::fromUtf8 of them: pure ASCII straight from the bytes (the
+    /// usual JSON-RPC line), anything else through QString, where a bad sequence becomes U+FFFD.
+    void utf8String(QByteArrayView text)
+    {
+        const char* src = text.data();
+        const char* const end = src + text.size();
+        if (std::any_of(src, end, [](char c) { return uchar(c) >= 0x80; })) {
+            string(QString::fromUtf8(text));
+            return;
+        }
+        m_out.append('"');
+        while (src != end) {
+            // A slice at a time, as in string(): each byte becomes at most 6 (\u001f).
+            const char* const slice = src + std::min<qsizetype>(end - src, 4096);
+            const qsizetype start = m_out.size();
+            m_out.resize(start + 6 * (slice - src));
+            char* cursor = m_out.data() + start;
+            for (; src < slice; ++src) {
+                const char c = *src;
+                if (uchar(c) >= 0x20 && c != '"' && c != '\\') {
+                    *cursor++ = c;
+                    continue;
+                }
+                cursor = escaped(cursor, char16_t(c));
+            }
+            m_out.resize(cursor - m_out.constData());
+        }
+        m_out.append('"');
+    }
+
+    void value(const QJsonValue& value)
+    {
+        switch (value.type()) {
+        case QJsonValue::Bool:
+            boolean(value.toBool());
+            break;
+        case QJsonValue::Double: {
+            // QJsonValue keeps integers apart from doubles; Qt writes the two differently.
+            const QCborValue number = QCborValue::fromJsonValue(value);
+            if (number.isInteger()) {
+                integer(number.toInteger());
+            } else {
+                const double d = number.toDouble();
+                if (qIsFinite(d))
+                    m_out.append(QByteArray::number(d, 'g', QLocale::FloatingPointShortest));
+                else
+                    m_out.append("null", 4);
+            }
+            break;
+        }
+        case QJsonValue::String:
+            string(value.toString());
+            break;
+        case QJsonValue::Array:
+            array(value.toArray());
+            break;
+        case QJsonValue::Object:
+            object(value.toObject());
+            break;
+        default:
+            m_out.append("null", 4);
+            break;
+        }
+    }
+
+    void array(const QJsonArray& array)
+    {
+        m_out.append('[');
+        bool first = true;
+        for (const QJsonValue& item : array) {
+            if (!first)
+                m_out.append(',');
+            first = false;
+            value(item);
+        }
+        m_out.append(']');
+    }
+
+    void object(const QJsonObject& object)
+    {
+        m_out.append('{');
+        bool first = true;
+        for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
+            if (!first)
+                m_out.append(',');
+            first = false;
+            string(it.key());
+            m_out.append(':');
+            value(it.value());
+        }
+        m_out.append('}');
+    }
+
+private:
+    /// The escape of a character below 0x80 that JSON text cannot hold as it is.
+    static char* escaped(char* cursor, char16_t u)
+    {
+        *cursor++ = '\\';
+        switch (u) {
+        case '"':
+        case '\\':
+            *cursor++ = char(u);
+            return cursor;
+        case 0x8:
+            *cursor++ = 'b';
+            return cursor;
+        case 0xc:
+            *cursor++ = 'f';
+            return cursor;
+        case 0xa:
+            *cursor++ = 'n';
+            return cursor;
+        case 0xd:
+            *cursor++ = 'r';
+            return cursor;
+        case 0x9:
+            *cursor++ = 't';
+            return cursor;
+        default:
+            return hex4(cursor, u);
+        }
+    }
+
+    static char* hex4(char* cursor, char16_t u)
+    {
+        constexpr char Digits[] = "0123456789abcdef";
+        *cursor++ = 'u';
+        *cursor++ = Digits[(u >> 12) & 0xf];
+        *cursor++ = Digits[(u >> 8) & 0xf];
+        *cursor++ = Digits[(u >> 4) & 0xf];
+        *cursor++ = Digits[u & 0xf];
+        return cursor;
+    }
+
+    QByteArray m_out;
+};
+
+} // namespace mcpscope
