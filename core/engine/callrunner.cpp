@@ -64,10 +64,7 @@ CallRunner::CallRunner(ServerConnection* connection, const Redactor* redactor, S
     r.transport = transportKindName(connection->activeTransport());
     r.method = method;
     r.startedAt = wallClock();
-    r.policy = { { QStringLiteral("idempotentReplay"), config.idempotentReplay },
-        { QStringLiteral("breakerThreshold"), config.breakerThreshold },
-        { QStringLiteral("breakerCooldownSec"), config.breakerCooldownSec },
-        { QStringLiteral("countToolErrors"), config.countToolErrors } };
+    r.policy = connection->recordPolicy();
     if (m_isToolCall) {
         r.tool = params.value(QLatin1String("name")).toString();
         r.arguments = params.value(QLatin1String("arguments")).toObject();

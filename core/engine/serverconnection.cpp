@@ -98,6 +98,11 @@ void ServerConnection::applyBreakerSettings()
     settings.cooldownMs = qint64(m_config.breakerCooldownSec) * 1000;
     settings.countToolErrors = m_config.countToolErrors;
     m_breaker->setSettings(settings);
+    // Every call's record names the policy in force; built once per configuration, not once per call.
+    m_recordPolicy = { { QStringLiteral("idempotentReplay"), m_config.idempotentReplay },
+        { QStringLiteral("breakerThreshold"), m_config.breakerThreshold },
+        { QStringLiteral("breakerCooldownSec"), m_config.breakerCooldownSec },
+        { QStringLiteral("countToolErrors"), m_config.countToolErrors } };
 }
 
 ServerConnection::~ServerConnection()

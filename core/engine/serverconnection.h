@@ -109,6 +109,8 @@ public:
     /// The transport in use: for an "auto" server, Streamable HTTP or the legacy SSE it fell back to.
     TransportKind activeTransport() const { return m_activeTransport; }
     CircuitBreaker* breaker() const { return m_breaker; }
+    /// The policy in force (idempotentReplay, breaker settings), as each call's record keeps it.
+    const QJsonObject& recordPolicy() const { return m_recordPolicy; }
     Reconnector* reconnector() const { return m_reconnector; }
     /// Overrides the URL the transport connects to (the embedded fault proxy sits there).
     void setEndpointOverride(const QUrl& url) { m_endpointOverride = url; }
@@ -190,6 +192,7 @@ private:
     void takeOutput(const QString& line);
     /// message, then the last lines of the server's output (redacted), if there are any.
     QString withOutputTail(const QString& message) const;
+    /// The breaker's settings and recordPolicy() from the configuration.
     void applyBreakerSettings();
     void startSession(TransportKind kind);
     void retire(ClientSession* old);
@@ -207,6 +210,7 @@ private:
     bool authorizeInitialize(const QString& message);
 
     ServerConfig m_config;
+    QJsonObject m_recordPolicy;
     quint64 m_generation = 1;
     ConnectionResponder m_responder { &m_config };
     std::unique_ptr<ResponderTap> m_tap; ///< between m_responder and the engine's responder
