@@ -212,13 +212,20 @@ void MessageReader::process()
         case State::Head: {
             if (m_kind == Kind::Request) {
                 // A client may send stray line breaks between requests (RFC 9112 §2.2).
-                while (!m_buffer.isEmpty() && (m_buffer.front() == '\r' || m_buffer.front() == '\n'))
-                    m_buffer.remove(0, 1);
+                qsizetype stray = 0;
+                while (stray < m_buffer.size() && (m_buffer.at(stray) == '\r' || m_buffer.at(stray) == '\n'))
+                    ++stray;
+                if (stray > 0) {
+                    m_buffer.remove(0, stray);
+                    m_headScanned = 0;
+                }
             }
             qsizetype end = -1;
             qsizetype headLength = 0;
-            const qsizetype crlf = m_buffer.indexOf("\r\n\r\n");
-            const qsizetype lf = m_buffer.indexOf("\n\n");
+            // Resume where the last read's search stopped, less the 3 bytes an end split across reads needs.
+            const qsizetype from = std::max<qsizetype>(0, m_headScanned - 3);
+            const qsizetype crlf = m_buffer.indexOf("\r\n\r\n", from);
+            const qsizetype lf = m_buffer.indexOf("\n\n", from);
             if (crlf >= 0 && (lf < 0 || crlf < lf)) {
                 headLength = crlf;
                 end = crlf + 4;
@@ -227,6 +234,7 @@ void MessageReader::process()
                 end = lf + 2;
             }
             if (end < 0) {
+                m_headScanned = m_buffer.size();
                 if (m_buffer.size() > MaxHeadBytes)
                     fail(McpScope::tr("message head larger than %1 bytes").arg(MaxHeadBytes));
                 return;
@@ -234,6 +242,7 @@ void MessageReader::process()
             if (!parseHead(QByteArrayView(m_buffer).first(headLength)))
                 return;
             m_buffer.remove(0, end);
+            m_headScanned = 0;
             if (m_kind == Kind::Response && status >= 100 && status < 200 && status != 101) {
                 headers.clear(); // an interim response (100 Continue): the real one follows
                 continue;

@@ -81,6 +81,9 @@ private:
     qint64 m_contentLength = -1;
     qint64 m_remaining = 0;
     qint64 m_bodyBytesSeen = 0;
+    /// Bytes at the head of m_buffer already searched for the end of the message head, so that a head
+    /// trickling in byte by byte is scanned once, not once per read.
+    qsizetype m_headScanned = 0;
     bool m_noBody = false;
 };
 
