@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <QUrl>
 
+#include <array>
 #include <bitset>
 
 namespace mcpscope {
@@ -79,6 +80,7 @@ private:
     QStringList m_headers;
     QStringList m_values;
     QList<QByteArray> m_headerBytes; ///< m_headers in Latin-1, lower case, for mayHoldSecret
+    std::array<bool, 256> m_headerFirst {}; ///< the first bytes of m_headerBytes, in either case
     std::bitset<65536> m_headerStart; ///< the first two bytes of m_headerBytes, in either case, as (b0 << 8) | b1
     QList<QByteArray> m_valueBytes; ///< m_values in UTF-8, for mayHoldSecret
     QRegularExpression m_jsonMember; ///< "Authorization": "value" inside raw JSON text
