@@ -212,6 +212,13 @@ void TestTrafficModel::extractsTheMethod_data()
     QTest::newRow("whitespace and escapes")
         << QByteArray(" {\n \"params\" : {\"s\":\"a \\\" } b\"} ,\n \"method\" : \"x\\/y\", \"id\" : -4 }\n")
         << int(TrafficMessageKind::Request) << QStringLiteral("x/y") << QVariant(qint64(-4));
+    // A quote after an even run of backslashes ends the string; after an odd run it is part of it.
+    QTest::newRow("escaped backslash before the closing quote")
+        << QByteArray(R"({"params":{"p":"C:\\","q":"\\\"}\\"},"method":"a\\","id":5})")
+        << int(TrafficMessageKind::Request) << QStringLiteral("a\\") << QVariant(qint64(5));
+    QTest::newRow("a string that never ends")
+        << QByteArray(R"({"jsonrpc":"2.0","method":"tools/ca\"})") << int(TrafficMessageKind::Other)
+        << QString() << QVariant();
     QTest::newRow("batch") << QByteArray(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])")
                            << int(TrafficMessageKind::Batch) << QString() << QVariant();
     QTest::newRow("not json") << QByteArray("Server started on stdio") << int(TrafficMessageKind::Other) << QString()
