@@ -2,14 +2,18 @@
 
 #include "calllog/callsummary.h"
 #include "jsontree.h"
+#include "largetextview.h"
 
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLocale>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QScrollArea>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -33,12 +37,71 @@ QLabel* wrapLabel(const QString& text, QWidget* parent)
     return label;
 }
 
-/// What the worker makes of a result: the structuredContent's tree and the whole result, indented.
+QString textHtml(const QString& text)
+{
+    return text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+}
+
+/// A text block the worker prepares: the block's value (text still undecoded) or its text.
+struct PendingText
+{
+    QJsonValue value;
+    QString text;
+};
+
+/// A text block as the worker hands it back: HTML for a label, or rows for a LargeTextView.
+struct TextBlock
+{
+    QString html;
+    std::optional<LargeTextView::Rows> rows;
+};
+
+/// What the worker makes of a result: the structuredContent's tree, the whole result indented, and
+/// the text blocks left to it.
 struct Rendering
 {
     std::unique_ptr<JsonNode> tree;
-    QString text;
+    QString text; ///< the raw JSON, when it is small
+    std::optional<LargeTextView::Rows> rawRows; ///< the raw JSON, when it is large
+    QList<TextBlock> texts; ///< the pending text blocks, in order
 };
+
+/// The size of the answer on the wire, from the last attempt's exchange; 0 when it was not recorded.
+qint64 answerBytes(const CallRecord& record)
+{
+    if (record.attempts.isEmpty())
+        return 0;
+    const WireExchange& exchange = record.attempts.constLast().exchange;
+    qint64 bytes = 0;
+    for (const StdioLine& line : exchange.stdio) {
+        if (!line.outgoing)
+            bytes = std::max(bytes, line.size);
+    }
+    for (const HttpExchange& http : exchange.http)
+        bytes = std::max(bytes, http.responseBodySize);
+    return bytes;
+}
+
+/// Replaces a slot's "Laying out…" label with the text: a label, or a LargeTextView.
+void fillTextSlot(QWidget* slot, TextBlock block)
+{
+    if (!slot)
+        return;
+    QLayout* layout = slot->layout();
+    while (QLayoutItem* item = layout->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    if (block.rows) {
+        auto* view = new LargeTextView(slot);
+        view->setObjectName(QStringLiteral("largeText"));
+        view->setMinimumHeight(300);
+        view->setRows(std::move(*block.rows));
+        layout->addWidget(view);
+    } else {
+        layout->addWidget(wrapLabel(block.html, slot));
+    }
+}
 } // namespace
 
 ResultView::ResultView(QWidget* parent)
@@ -77,11 +140,16 @@ ResultView::ResultView(QWidget* parent)
     structuredLayout->addWidget(m_tree);
     m_tabs->addTab(structured, tr("Structured"));
 
-    m_raw = new QPlainTextEdit(m_tabs);
+    m_rawStack = new QStackedWidget(m_tabs);
+    m_raw = new QPlainTextEdit(m_rawStack);
     m_raw->setReadOnly(true);
     m_raw->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_raw->setFont(QFont(QStringLiteral("monospace")));
-    m_tabs->addTab(m_raw, tr("Raw JSON"));
+    m_rawStack->addWidget(m_raw);
+    m_rawLarge = new LargeTextView(m_rawStack);
+    m_rawLarge->setObjectName(QStringLiteral("rawLarge"));
+    m_rawStack->addWidget(m_rawLarge);
+    m_tabs->addTab(m_rawStack, tr("Raw JSON"));
     layout->addWidget(m_tabs);
 }
 
@@ -115,6 +183,8 @@ void ResultView::clear()
     m_verdict->clear();
     m_treeModel->clear();
     m_raw->clear();
+    m_rawLarge->clear();
+    m_rawStack->setCurrentWidget(m_raw);
 }
 
 void ResultView::showMessage(const QString& text)
@@ -165,20 +235,35 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
         m_banner->show();
     }
 
+    // Decoding a 20 MB text block alone takes the GUI thread 60 ms: when the answer was that large, the
+    // worker decodes the text blocks too, and each waits in a slot of its own, in order.
+    const bool largeAnswer = answerBytes(record) > LargeTextChars;
+    QList<QPointer<QWidget>> textSlots;
+    QList<PendingText> pendingTexts;
+    const auto addTextSlot = [&](PendingText pending, qint64 bytes) {
+        auto* slot = new QWidget(m_blocksHost);
+        auto* slotLayout = new QVBoxLayout(slot);
+        slotLayout->setContentsMargins(0, 0, 0, 0);
+        slotLayout->addWidget(wrapLabel(
+            tr("Laying out %1 of text…").arg(QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeSIFormat)), slot));
+        addBlock(slot);
+        textSlots.append(slot);
+        pendingTexts.append(std::move(pending));
+    };
     for (const QJsonValue& value : call.content) {
         const QJsonObject block = value.toObject();
         const QString type = block.value(QLatin1String("type")).toString();
         if (type == QLatin1String("text")) {
+            if (largeAnswer) {
+                addTextSlot({ block.value(QLatin1String("text")), {} }, answerBytes(record));
+                continue;
+            }
             QString text = block.value(QLatin1String("text")).toString();
-            if (text.size() > 200000) {
-                auto* edit = new QPlainTextEdit(m_blocksHost);
-                edit->setReadOnly(true);
-                edit->setPlainText(text);
-                edit->setMinimumHeight(300);
-                addBlock(edit);
+            if (text.size() > LargeTextChars) {
+                const qint64 bytes = text.size() * qint64(2);
+                addTextSlot({ {}, std::move(text) }, bytes);
             } else {
-                addBlock(
-                    wrapLabel(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")), m_blocksHost));
+                addBlock(wrapLabel(textHtml(text), m_blocksHost));
             }
         } else if (type == QLatin1String("image")) {
             QImage image;
@@ -242,21 +327,39 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
     const QJsonValue structured = call.structuredContent;
     const QJsonValue whole = record.result.isUndefined() ? QJsonValue(record.error) : record.result;
     m_jobs.startJob(
-        [structured, whole] {
+        [structured, whole, pendingTexts = std::move(pendingTexts)]() mutable {
             Rendering rendering;
             if (!structured.isUndefined())
                 rendering.tree = buildJsonTree(structured);
-            const QByteArray pretty = whole.isObject() ? QJsonDocument(whole.toObject()).toJson(QJsonDocument::Indented)
-                                                       : QJsonDocument(whole.toArray()).toJson(QJsonDocument::Indented);
-            rendering.text = QString::fromUtf8(pretty);
+            for (PendingText& pending : pendingTexts) {
+                const QString text = pending.text.isNull() ? pending.value.toString() : std::exchange(pending.text, {});
+                pending.value = QJsonValue();
+                if (text.size() > LargeTextChars)
+                    rendering.texts.append({ {}, LargeTextView::split(text.toUtf8()) });
+                else
+                    rendering.texts.append({ textHtml(text), std::nullopt });
+            }
+            QByteArray pretty = whole.isObject() ? QJsonDocument(whole.toObject()).toJson(QJsonDocument::Indented)
+                                                 : QJsonDocument(whole.toArray()).toJson(QJsonDocument::Indented);
+            if (pretty.size() > LargeRawBytes)
+                rendering.rawRows = LargeTextView::split(std::move(pretty));
+            else
+                rendering.text = QString::fromUtf8(pretty);
             return rendering;
         },
-        [this](Rendering rendering) {
+        [this, textSlots](Rendering rendering) {
             if (rendering.tree) {
                 m_treeModel->setRoot(std::move(rendering.tree));
                 m_tree->expandToDepth(1);
             }
-            m_raw->setPlainText(rendering.text);
+            for (qsizetype i = 0; i < textSlots.size() && i < rendering.texts.size(); ++i)
+                fillTextSlot(textSlots.at(i), std::move(rendering.texts[i]));
+            if (rendering.rawRows) {
+                m_rawLarge->setRows(std::move(*rendering.rawRows));
+                m_rawStack->setCurrentWidget(m_rawLarge);
+            } else {
+                m_raw->setPlainText(rendering.text);
+            }
             // Only the newest job's result is delivered.
             m_rendered = m_jobs.currentJob();
             Q_EMIT rendered(m_rendered);

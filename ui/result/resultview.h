@@ -8,6 +8,7 @@
 
 class QLabel;
 class QPlainTextEdit;
+class QStackedWidget;
 class QTabWidget;
 class QTreeView;
 class QVBoxLayout;
@@ -15,15 +16,21 @@ class QVBoxLayout;
 namespace mcpscope {
 
 class JsonTreeModel;
+class LargeTextView;
 
 /// Shows a tool result as a person reads it: text blocks, images, resource links, the
 /// structuredContent as a collapsible tree with its output-schema verdict, isError plainly, and the
 /// uncertain-outcome badge. Pretty-printing and tree building run as a JobTracker job on a worker
-/// thread; results that arrive after a newer call was shown are dropped.
+/// thread; results that arrive after a newer call was shown are dropped. A text block over LargeTextChars
+/// and raw JSON over LargeRawBytes are shown in a LargeTextView, cut into rows on that worker, because
+/// QPlainTextEdit lays out a 20 MB line for seconds on the GUI thread.
 class ResultView : public QWidget
 {
     Q_OBJECT
 public:
+    static constexpr qsizetype LargeTextChars = 200000;
+    static constexpr qsizetype LargeRawBytes = 200000;
+
     explicit ResultView(QWidget* parent = nullptr);
 
     /// tool may be null (not listed); the verdict is then "not applicable".
@@ -52,7 +59,9 @@ private:
     QLabel* m_verdict = nullptr;
     QTreeView* m_tree = nullptr;
     JsonTreeModel* m_treeModel = nullptr;
+    QStackedWidget* m_rawStack = nullptr;
     QPlainTextEdit* m_raw = nullptr;
+    LargeTextView* m_rawLarge = nullptr;
     JobTracker m_jobs { this };
     quint64 m_rendered = 0;
 };
