@@ -5,7 +5,9 @@
 #include "mainwindow/mainwindow.h"
 #include "models/promptsmodel.h"
 #include "prompts/promptspage.h"
+#include "result/resultview.h"
 
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QPointer>
 #include <QTabWidget>
@@ -15,6 +17,34 @@ namespace mcpscope::FrictionShots {
 namespace {
 const QString PromptServer = QStringLiteral("everything-stdio");
 const QString BrokenServer = QStringLiteral("everything-wrong-path");
+
+/// A real answer of about 250 kB: server-everything's echo of a long message, shown in the result view
+/// as a call from the Tools tab is, where a large text is laid out by LargeTextView.
+void largeResult(MainWindow* window, const Save& save, const Wait& wait, const std::function<void()>& done)
+{
+    QString message;
+    for (int i = 1; i <= 9000; ++i)
+        message += QStringLiteral("line %1 of a long answer\n").arg(i, 4, 10, QLatin1Char('0'));
+    auto record = std::make_shared<std::optional<CallRecord>>();
+    window->engine()->call(PromptServer, QStringLiteral("tools/call"),
+        { { QStringLiteral("name"), QStringLiteral("echo") },
+            { QStringLiteral("arguments"), QJsonObject { { QStringLiteral("message"), message } } } },
+        {}, [record](const CallRecord& done) { *record = done; });
+    wait([record] { return record->has_value(); }, 20000,
+        [window, record, save, wait, done] {
+            window->selectServer(PromptServer);
+            window->centreTabs()->setCurrentIndex(0);
+            ResultView* view = window->resultView();
+            view->showRecord(**record, nullptr);
+            wait([view] { return view->renderedJob() == view->currentJob(); }, 20000,
+                [view, save, done] {
+                    save(view, QStringLiteral("large-result.png"));
+                    done();
+                },
+                QStringLiteral("the long echo to be laid out"));
+        },
+        QStringLiteral("the long echo"));
+}
 
 void errorBanner(MainWindow* window, const Save& save, const Wait& wait, const std::function<void()>& done)
 {
@@ -54,7 +84,7 @@ void run(MainWindow* window, Save save, Wait wait, std::function<void()> done)
             wait([page, before] { return !page->renderedText().isEmpty() && page->renderedText() != before; }, 20000,
                 [window, save, wait, done] {
                     save(window, QStringLiteral("prompts-rendered.png"));
-                    errorBanner(window, save, wait, done);
+                    largeResult(window, save, wait, [window, save, wait, done] { errorBanner(window, save, wait, done); });
                 },
                 QStringLiteral("args-prompt to render"));
         },
