@@ -779,7 +779,9 @@ void TestSchemaForm::composerRunningTogglesButtons()
     composer.setRunning(true);
     QVERIFY(!call->isEnabled());
     QVERIFY(cancel->isEnabled());
-    QVERIFY(child<QProgressBar>(&composer, "composer.progress")->isVisible());
+    // The bar waits ProgressDelayMs, so that a fast call does not flash it.
+    QVERIFY(!child<QProgressBar>(&composer, "composer.progress")->isVisible());
+    QTRY_VERIFY(child<QProgressBar>(&composer, "composer.progress")->isVisible());
     QTest::keyClick(edit, Qt::Key_Return, Qt::ControlModifier);
     QCOMPARE(calls.count(), 0);
     QTest::keyClick(edit, Qt::Key_Escape);
@@ -798,12 +800,16 @@ void TestSchemaForm::composerRunningTogglesButtons()
 void TestSchemaForm::composerProgress()
 {
     CallComposer composer;
+    composer.show();
     composer.setRunning(true);
     auto* bar = child<QProgressBar>(&composer, "composer.progress");
     auto* text = child<QLabel>(&composer, "composer.progressText");
     QCOMPARE(bar->maximum(), 0);
+    QVERIFY(!bar->isVisible());
 
+    // Progress shows the bar at once, without waiting for the delay.
     composer.setProgress(3, 10.0, QStringLiteral("Step 3"));
+    QVERIFY(bar->isVisible());
     QCOMPARE(bar->maximum(), 1000);
     QCOMPARE(bar->value(), 300);
     QCOMPARE(text->text(), QStringLiteral("3 of 10 — Step 3"));

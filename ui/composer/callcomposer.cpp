@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QShortcut>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -116,6 +117,13 @@ CallComposer::CallComposer(QWidget* parent)
     m_progress->setRange(0, 0);
     m_progress->hide();
     m_progressText->hide();
+    m_progressDelay = new QTimer(this);
+    m_progressDelay->setSingleShot(true);
+    m_progressDelay->setInterval(ProgressDelayMs);
+    connect(m_progressDelay, &QTimer::timeout, this, [this] {
+        m_progress->setVisible(m_running);
+        m_progressText->setVisible(m_running);
+    });
 
     m_call->setDefault(true);
     m_cancel->setToolTip(tr("Cancel the running call (Esc)"));
@@ -228,11 +236,14 @@ void CallComposer::setRunning(bool running)
     updateCallButton();
     m_cancel->setEnabled(running);
     m_escape->setEnabled(running);
-    m_progress->setVisible(running);
-    m_progressText->setVisible(running);
     if (running) {
         m_progress->setRange(0, 0);
         m_progressText->setText(tr("Running…"));
+        m_progressDelay->start();
+    } else {
+        m_progressDelay->stop();
+        m_progress->hide();
+        m_progressText->hide();
     }
 }
 
@@ -261,6 +272,11 @@ void CallComposer::setProgress(double progress, std::optional<double> total, con
     if (!message.isEmpty())
         text += QStringLiteral(" — ") + message;
     m_progressText->setText(text);
+    if (m_running) {
+        m_progressDelay->stop();
+        m_progress->show();
+        m_progressText->show();
+    }
 }
 
 void CallComposer::formEdited()

@@ -12,6 +12,7 @@ class QProgressBar;
 class QPushButton;
 class QShortcut;
 class QTabWidget;
+class QTimer;
 
 namespace mcpscope {
 
@@ -47,8 +48,11 @@ public:
     bool runAsTask() const;
     QCheckBox* runAsTaskBox() const { return m_asTask; }
 
-    /// While running, Call is disabled and Cancel (and Esc) enabled, and the progress bar shows.
+    /// While running, Call is disabled and Cancel (and Esc) enabled. The progress bar shows once the call
+    /// has run for ProgressDelayMs or reports progress, so that fast calls do not flash it (and do not
+    /// lay the composer out twice per call).
     void setRunning(bool running);
+    static constexpr int ProgressDelayMs = 150;
     bool isRunning() const { return m_running; }
 
     /// A progress notification for the running call; without a total the bar is indeterminate.
@@ -86,6 +90,7 @@ private:
     QPushButton* m_call = nullptr;
     QPushButton* m_cancel = nullptr;
     QShortcut* m_escape = nullptr;
+    QTimer* m_progressDelay = nullptr;
     bool m_running = false;
     bool m_syncing = false;
 };
