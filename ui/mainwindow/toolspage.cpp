@@ -170,7 +170,7 @@ void ToolsPage::callSelectedTool()
         if (composer)
             composer->setProgress(update.progress, update.total, update.message);
     };
-    m_result->showMessage(tr("Calling %1 on %2…").arg(name, c->name()));
+    m_result->presentMessage(tr("Calling %1 on %2…").arg(name, c->name()));
     m_composer->setRunning(true);
     m_runningOn = c;
     m_runningCall.clear();
@@ -184,7 +184,7 @@ void ToolsPage::callSelectedTool()
             options, [atOnce](const CallRecord& record) { *atOnce = record; });
     if (const auto& record = *atOnce; record && record->callId == m_runningCall && record->isFinished()) {
         m_composer->setRunning(false);
-        m_result->showRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
+        m_result->presentRecord(*record, c->session() ? c->session()->tool(name) : nullptr);
         m_runningCall.clear();
     }
 }
@@ -201,7 +201,7 @@ void ToolsPage::onCallUpdated(const CallRecord& record)
     if (record.callId == m_runningCall && record.isFinished()) {
         m_composer->setRunning(false);
         ServerConnection* c = m_runningOn;
-        m_result->showRecord(record, c && c->session() ? c->session()->tool(record.tool) : nullptr);
+        m_result->presentRecord(record, c && c->session() ? c->session()->tool(record.tool) : nullptr);
         m_runningCall.clear();
         m_shownCall = record.callId;
         if (const QString taskId = m_engine->tasks()->follow(record); !taskId.isEmpty())

@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QStackedWidget>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -151,6 +152,44 @@ ResultView::ResultView(QWidget* parent)
     m_rawStack->addWidget(m_rawLarge);
     m_tabs->addTab(m_rawStack, tr("Raw JSON"));
     layout->addWidget(m_tabs);
+
+    m_presentTimer = new QTimer(this);
+    m_presentTimer->setSingleShot(true);
+    connect(m_presentTimer, &QTimer::timeout, this, [this] {
+        if (std::function<void()> show = std::exchange(m_pending, {}))
+            show();
+    });
+}
+
+void ResultView::present(std::function<void()> show)
+{
+    const qint64 since = m_lastShown.isValid() ? m_lastShown.elapsed() : CoalesceMs;
+    if (!m_presentTimer->isActive() && since >= CoalesceMs) {
+        show();
+        return;
+    }
+    m_pending = std::move(show);
+    if (!m_presentTimer->isActive())
+        m_presentTimer->start(int(std::max<qint64>(0, CoalesceMs - since)));
+}
+
+void ResultView::presentRecord(const CallRecord& record, const ToolInfo* tool)
+{
+    present([this, record, tool = tool ? std::optional<ToolInfo>(*tool) : std::nullopt] {
+        showRecord(record, tool ? &*tool : nullptr);
+    });
+}
+
+void ResultView::presentMessage(const QString& text)
+{
+    present([this, text] { showMessage(text); });
+}
+
+void ResultView::dropPending()
+{
+    m_pending = {};
+    m_presentTimer->stop();
+    m_lastShown.start();
 }
 
 void ResultView::clearBlocks()
@@ -177,6 +216,7 @@ void ResultView::addLinkBlock(QLabel* label)
 
 void ResultView::clear()
 {
+    dropPending();
     m_jobs.reset();
     clearBlocks();
     m_banner->hide();

@@ -4,12 +4,16 @@
 #include "calllog/jobtracker.h"
 #include "session/toolinfo.h"
 
+#include <QElapsedTimer>
 #include <QWidget>
+
+#include <functional>
 
 class QLabel;
 class QPlainTextEdit;
 class QStackedWidget;
 class QTabWidget;
+class QTimer;
 class QTreeView;
 class QVBoxLayout;
 
@@ -38,6 +42,17 @@ public:
     void showMessage(const QString& text);
     void clear();
 
+    /// The same for a stream of calls (the Tools tab's Call, pressed again and again, or a script
+    /// driving it): shown at once when nothing was shown for CoalesceMs, else once CoalesceMs have
+    /// passed since, and only the newest of what came in between. Rebuilding the blocks relays out
+    /// the whole centre of the window, so at hundreds of calls a second this keeps it to 20 a second.
+    /// showRecord(), showMessage() and clear() show at once and drop what waits.
+    static constexpr int CoalesceMs = 50;
+    void presentRecord(const CallRecord& record, const ToolInfo* tool);
+    void presentMessage(const QString& text);
+    /// Something presented waits for its turn.
+    bool presentPending() const { return bool(m_pending); }
+
     /// The most recent job's number; tests wait for renderedJob() to reach it.
     quint64 currentJob() const { return m_jobs.currentJob(); }
     quint64 renderedJob() const { return m_rendered; }
@@ -48,6 +63,8 @@ Q_SIGNALS:
     void resourceLinkActivated(const QString& uri);
 
 private:
+    void present(std::function<void()> show);
+    void dropPending();
     void clearBlocks();
     void addBlock(QWidget* widget);
     void addLinkBlock(QLabel* label);
@@ -64,6 +81,9 @@ private:
     LargeTextView* m_rawLarge = nullptr;
     JobTracker m_jobs { this };
     quint64 m_rendered = 0;
+    std::function<void()> m_pending;
+    QTimer* m_presentTimer = nullptr;
+    QElapsedTimer m_lastShown;
 };
 
 } // namespace mcpscope
