@@ -16,7 +16,6 @@ CallsModel::CallsModel(QObject* parent)
     : QAbstractTableModel(parent)
 {
     m_flushTimer.setSingleShot(true);
-    m_flushTimer.setInterval(0);
     connect(&m_flushTimer, &QTimer::timeout, this, &CallsModel::flush);
 }
 
@@ -146,13 +145,16 @@ void CallsModel::growOneShard()
 
 void CallsModel::scheduleFlush()
 {
-    if (!m_flushTimer.isActive())
-        m_flushTimer.start();
+    if (m_flushTimer.isActive())
+        return;
+    const qint64 since = m_lastFlush.isValid() ? m_lastFlush.elapsed() : m_flushInterval;
+    m_flushTimer.start(int(std::max<qint64>(0, m_flushInterval - since)));
 }
 
 void CallsModel::flush()
 {
     m_flushTimer.stop();
+    m_lastFlush.start();
     const int total = int(m_rows.size());
     if (total > m_shown) {
         beginInsertRows({}, m_shown, total - 1);

@@ -8,6 +8,7 @@
 #include <QAbstractTableModel>
 #include <QHash>
 #include <QPointer>
+#include <QElapsedTimer>
 #include <QTimer>
 #include <QUuid>
 
@@ -26,7 +27,8 @@ class Engine;
 ///
 /// Calls arrive through ingest(), which setEngine() connects to Engine::callUpdated.
 /// Changes are coalesced (STYLE.md "Live data at scale"): new calls wait in a pending batch and an
-/// update to a shown call marks its row dirty; the first change schedules a 0 ms single-shot flush,
+/// update to a shown call marks its row dirty; the first change schedules a single-shot flush, due
+/// at once (on the next event-loop turn) but never sooner than flushInterval() after the last one,
 /// which inserts the whole batch with one beginInsertRows(first, last) and then emits one
 /// dataChanged per contiguous run of dirty rows. Above flushThreshold() pending rows (or dirty
 /// rows) the flush happens at once, inside ingest(). A call that is inserted and updated within
@@ -84,6 +86,10 @@ public:
 
     void setFlushThreshold(int rows) { m_flushThreshold = qMax(1, rows); }
     int flushThreshold() const { return m_flushThreshold; }
+    /// The least time between two scheduled flushes; 0 (the default) flushes on every event-loop turn.
+    /// A view showing hundreds of calls a second sets ~100 ms: each flush repaints the table.
+    void setFlushInterval(int ms) { m_flushInterval = qMax(0, ms); }
+    int flushInterval() const { return m_flushInterval; }
     /// Delivers the pending batch and the dirty rows now instead of on the next event-loop turn.
     void flush();
     /// Forgets every row (one model reset), including those not yet delivered.
@@ -138,7 +144,9 @@ private:
     QHash<QString, int> m_foreignRows;
     QHash<int, QString> m_foreignIds;
     QTimer m_flushTimer;
+    QElapsedTimer m_lastFlush;
     int m_flushThreshold = DefaultFlushThreshold;
+    int m_flushInterval = 0;
 };
 
 } // namespace mcpscope

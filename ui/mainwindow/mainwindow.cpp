@@ -207,6 +207,10 @@ void MainWindow::createDocks()
     // other row's state and counters redrew the shown server's overview, charts and actions each time.
     connect(m_serverModel, &QAbstractItemModel::dataChanged, this,
         [this](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
+            // The call counters change twice a call and none of these views shows them; refreshing
+            // them (a tab shown again relays out the whole centre) held calls from the window to ~200/s.
+            if (topLeft.column() >= ServerListModelColumn::Calls && bottomRight.column() <= ServerListModelColumn::InFlight)
+                return;
             const ServerConnection* shown = currentConnection();
             for (int row = topLeft.row(); shown && row <= bottomRight.row(); ++row) {
                 if (m_serverModel->connectionAt(row) == shown) {
@@ -220,6 +224,9 @@ void MainWindow::createDocks()
     callsDock->setObjectName(QStringLiteral("callsDock"));
     m_calls = new CallsPanel(callsDock);
     m_calls->model()->setEngine(engine());
+    // Live calls arrive by the hundred a second under a script or a load test; the table repaints
+    // on each flush, so it gets at most ten a second.
+    m_calls->model()->setFlushInterval(100);
     m_session->setCallsModel(m_calls->model());
     m_calls->setRecordLookup([this](const QString& callId, std::function<void(std::optional<CallRecord>)> deliver) {
         m_session->lookupRecord(callId, this, std::move(deliver));
