@@ -441,9 +441,26 @@ QJsonObject CallRecord::toJson() const
     return objectOf(*this);
 }
 
+qint64 CallRecord::answerBytes() const
+{
+    if (attempts.isEmpty())
+        return 0;
+    const WireExchange& exchange = attempts.constLast().exchange;
+    qint64 bytes = 0;
+    for (const StdioLine& line : exchange.stdio) {
+        if (!line.outgoing)
+            bytes = std::max(bytes, line.size);
+    }
+    for (const HttpExchange& http : exchange.http)
+        bytes = std::max(bytes, http.responseBodySize);
+    return bytes;
+}
+
 QByteArray CallRecord::toCompactJson() const
 {
-    CompactWriter w(1024);
+    // The result is most of a large record: room for it up front, so that a 20 MB answer is not copied
+    // through 16 and 32 MB buffers on the way (the log writes every record of every call).
+    CompactWriter w(1024 + answerBytes() + answerBytes() / 16);
     writeObject(w, *this);
     return w.take();
 }

@@ -133,6 +133,9 @@ struct CallRecord
 
     bool isFinished() const { return outcome != CallOutcome::Pending; }
     qint64 durationMs() const { return endedAt > 0 ? endedAt - startedAt : 0; }
+    /// The size of the answer on the wire (the largest incoming stdio line or HTTP response body of the
+    /// last attempt); 0 when it was not recorded.
+    qint64 answerBytes() const;
     QJsonObject toJson() const;
     /// The bytes of QJsonDocument(toJson()).toJson(QJsonDocument::Compact), written straight into one
     /// buffer without building the QJsonObject first: the call log serializes every change of every call,

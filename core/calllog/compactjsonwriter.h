@@ -165,32 +165,69 @@ public:
     void array(const QJsonArray& array)
     {
         m_out.append('[');
+        open();
         bool first = true;
         for (const QJsonValue& item : array) {
-            if (!first)
-                m_out.append(',');
-            first = false;
+            member(&first);
             value(item);
         }
+        close(first);
         m_out.append(']');
     }
 
     void object(const QJsonObject& object)
     {
         m_out.append('{');
+        open();
         bool first = true;
         for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
-            if (!first)
-                m_out.append(',');
-            first = false;
+            member(&first);
             string(it.key());
-            m_out.append(':');
+            m_indented ? m_out.append(": ", 2) : m_out.append(':');
             value(it.value());
         }
+        close(first);
         m_out.append('}');
     }
 
+    /// From now on arrays and objects are written as QJsonDocument::toJson(Indented) writes them: a member
+    /// a line, four spaces a level, ": " after a key, and "[\n]" for an empty one. (A whole document there
+    /// ends with a line break, which the caller adds.) For a large answer shown as text, where Qt's writer
+    /// grows its buffer by doubling and would hold five times the answer at once.
+    void setIndented(bool indented) { m_indented = indented; }
+
 private:
+    void open()
+    {
+        if (m_indented)
+            m_out.append('\n');
+        ++m_depth;
+    }
+    /// Before a member: the comma, and in indented mode the line break and the indentation.
+    void member(bool* first)
+    {
+        if (!*first)
+            m_indented ? m_out.append(",\n", 2) : m_out.append(',');
+        *first = false;
+        if (m_indented)
+            indent();
+    }
+    void close(bool empty)
+    {
+        --m_depth;
+        if (!m_indented)
+            return;
+        if (!empty)
+            m_out.append('\n');
+        indent();
+    }
+    void indent()
+    {
+        const qsizetype at = m_out.size();
+        m_out.resize(at + 4 * m_depth);
+        std::fill_n(m_out.data() + at, 4 * m_depth, ' ');
+    }
+
     /// The escape of a character below 0x80 that JSON text cannot hold as it is.
     static char* escaped(char* cursor, char16_t u)
     {
@@ -232,6 +269,8 @@ private:
     }
 
     QByteArray m_out;
+    bool m_indented = false;
+    int m_depth = 0;
 };
 
 } // namespace mcpscope

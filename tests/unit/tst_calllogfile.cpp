@@ -1,4 +1,5 @@
 #include "calllog/calllogfile.h"
+#include "calllog/compactjsonwriter.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -633,6 +634,27 @@ private Q_SLOTS:
             QCOMPARE(document.object(), record.toJson());
         else // a lone surrogate or an infinity does not survive Qt's own text either
             QCOMPARE(document.object(), QJsonDocument::fromJson(qt).object());
+    }
+
+    // The result view writes a large answer's Raw JSON with the same writer, indented: the bytes Qt writes.
+    void indentedJson_data() { compactJson_data(); }
+    void indentedJson()
+    {
+        QFETCH(CallRecord, record);
+        const QJsonObject object = record.toJson();
+        CompactWriter writer(16);
+        writer.setIndented(true);
+        writer.object(object);
+        writer.raw('\n');
+        QCOMPARE(writer.take(), QJsonDocument(object).toJson(QJsonDocument::Indented));
+        // Arrays, empty containers and scalars at every depth, as a value of their own.
+        const QJsonArray nested { QJsonObject {}, QJsonArray {}, QJsonArray { 1, QJsonArray { QJsonObject { { QStringLiteral("a"), 2.5 } } } },
+            QJsonObject { { QStringLiteral("e"), QJsonArray {} }, { QStringLiteral("o"), QJsonObject {} } }, QStringLiteral("x"), true, QJsonValue::Null };
+        CompactWriter array(16);
+        array.setIndented(true);
+        array.value(nested);
+        array.raw('\n');
+        QCOMPARE(array.take(), QJsonDocument(nested).toJson(QJsonDocument::Indented));
     }
 
     void unwritableOutput()

@@ -1,6 +1,7 @@
 #include "resultview.h"
 
 #include "calllog/callsummary.h"
+#include "calllog/compactjsonwriter.h"
 #include "jsontree.h"
 #include "largetextview.h"
 
@@ -67,20 +68,20 @@ struct Rendering
     QList<TextBlock> texts; ///< the pending text blocks, in order
 };
 
-/// The size of the answer on the wire, from the last attempt's exchange; 0 when it was not recorded.
-qint64 answerBytes(const CallRecord& record)
+/// QString::toUtf8() reserves three bytes a character and keeps them: 60 MB for a 20 MB text. A slice at
+/// a time keeps the buffer near the text's size.
+QByteArray utf8Of(QStringView text)
 {
-    if (record.attempts.isEmpty())
-        return 0;
-    const WireExchange& exchange = record.attempts.constLast().exchange;
-    qint64 bytes = 0;
-    for (const StdioLine& line : exchange.stdio) {
-        if (!line.outgoing)
-            bytes = std::max(bytes, line.size);
+    QByteArray utf8;
+    utf8.reserve(text.size() + text.size() / 8 + 16);
+    for (qsizetype at = 0; at < text.size();) {
+        qsizetype count = std::min<qsizetype>(text.size() - at, 1 << 16);
+        if (at + count < text.size() && text.at(at + count - 1).isHighSurrogate())
+            --count;
+        utf8.append(text.mid(at, count).toUtf8());
+        at += count;
     }
-    for (const HttpExchange& http : exchange.http)
-        bytes = std::max(bytes, http.responseBodySize);
-    return bytes;
+    return utf8;
 }
 
 /// Replaces a slot's "Laying out…" label with the text: a label, or a LargeTextView.
@@ -277,7 +278,7 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
 
     // Decoding a 20 MB text block alone takes the GUI thread 60 ms: when the answer was that large, the
     // worker decodes the text blocks too, and each waits in a slot of its own, in order.
-    const bool largeAnswer = answerBytes(record) > LargeTextChars;
+    const bool largeAnswer = record.answerBytes() > LargeTextChars;
     QList<QPointer<QWidget>> textSlots;
     QList<PendingText> pendingTexts;
     const auto addTextSlot = [&](PendingText pending, qint64 bytes) {
@@ -295,7 +296,7 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
         const QString type = block.value(QLatin1String("type")).toString();
         if (type == QLatin1String("text")) {
             if (largeAnswer) {
-                addTextSlot({ block.value(QLatin1String("text")), {} }, answerBytes(record));
+                addTextSlot({ block.value(QLatin1String("text")), {} }, record.answerBytes());
                 continue;
             }
             QString text = block.value(QLatin1String("text")).toString();
@@ -367,7 +368,7 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
     const QJsonValue structured = call.structuredContent;
     const QJsonValue whole = record.result.isUndefined() ? QJsonValue(record.error) : record.result;
     m_jobs.startJob(
-        [structured, whole, pendingTexts = std::move(pendingTexts)]() mutable {
+        [structured, whole, pendingTexts = std::move(pendingTexts), answerBytes = record.answerBytes()]() mutable {
             Rendering rendering;
             if (!structured.isUndefined())
                 rendering.tree = buildJsonTree(structured);
@@ -375,12 +376,16 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
                 const QString text = pending.text.isNull() ? pending.value.toString() : std::exchange(pending.text, {});
                 pending.value = QJsonValue();
                 if (text.size() > LargeTextChars)
-                    rendering.texts.append({ {}, LargeTextView::split(text.toUtf8()) });
+                    rendering.texts.append({ {}, LargeTextView::split(utf8Of(text)) });
                 else
                     rendering.texts.append({ textHtml(text), std::nullopt });
             }
-            QByteArray pretty = whole.isObject() ? QJsonDocument(whole.toObject()).toJson(QJsonDocument::Indented)
-                                                 : QJsonDocument(whole.toArray()).toJson(QJsonDocument::Indented);
+            // As QJsonDocument::toJson(Indented) writes it, into one buffer the size of the answer.
+            CompactWriter writer(answerBytes + answerBytes / 8 + 256);
+            writer.setIndented(true);
+            writer.value(whole);
+            writer.raw('\n');
+            QByteArray pretty = writer.take();
             if (pretty.size() > LargeRawBytes)
                 rendering.rawRows = LargeTextView::split(std::move(pretty));
             else
