@@ -1,6 +1,8 @@
 #include "calllog/calllogfile.h"
 #include "calllog/compactjsonwriter.h"
+#include "calllog/storedstring.h"
 
+#include <QCborMap>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -655,6 +657,61 @@ private Q_SLOTS:
         array.value(nested);
         array.raw('\n');
         QCOMPARE(array.take(), QJsonDocument(nested).toJson(QJsonDocument::Indented));
+    }
+
+    /// Strings read from a document's storage (the large-answer path) write the same bytes as through
+    /// QString: ASCII the document keeps as bytes, other text it keeps as UTF-16, escapes, a lone
+    /// surrogate (which the UTF-8 route would turn into U+FFFD) and a real U+FFFD.
+    void storedStrings_data()
+    {
+        QTest::addColumn<QJsonObject>("object");
+        const QString big(300 * 1024, QLatin1Char('a'));
+        const QString lone = QStringLiteral("a ") + QChar(0xd800) + QStringLiteral(" b");
+        const QJsonObject built {
+            { QStringLiteral("ascii"), QStringLiteral("plain") },
+            { QStringLiteral("empty"), QString() },
+            { QStringLiteral("escapes"), QStringLiteral("q\" b\\ c\x01 n\n t\t del\x7f") },
+            { QStringLiteral("wide"), QStringLiteral("\u00e9 \u65e5\u672c \U0001F600") },
+            { QStringLiteral("lone"), lone },
+            { QStringLiteral("replacement"), QStringLiteral("x \ufffd y") },
+            { QStringLiteral("list"),
+                QJsonArray { QStringLiteral("one"), QStringLiteral("\u00fc"), 2,
+                    QJsonObject { { QStringLiteral("deep"), lone } }, QJsonArray {} } },
+            { QStringLiteral("\u00e9key"), true },
+            { QStringLiteral("big"), big },
+            { QStringLiteral("bigWide"), QString(big + QStringLiteral("\u00e9")) },
+            { QStringLiteral("bigLines"), QString(big + QStringLiteral("\nwhy?\n") + big) },
+        };
+        QTest::newRow("built") << built;
+        // Parsed, as an answer is: the parser stores strings by its own road.
+        QJsonParseError error;
+        const QJsonObject parsed = QJsonDocument::fromJson(QJsonDocument(built).toJson(), &error).object();
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(parsed, built);
+        QTest::newRow("parsed") << parsed;
+    }
+
+    void storedStrings()
+    {
+        QFETCH(QJsonObject, object);
+        for (const bool indented : { false, true }) {
+            CompactWriter writer(16);
+            writer.setIndented(indented);
+            writer.setStringsFromStorage(true);
+            writer.object(object);
+            QCOMPARE(writer.take(),
+                QJsonDocument(object).toJson(indented ? QJsonDocument::Indented : QJsonDocument::Compact).trimmed());
+        }
+        const QCborMap stored = QCborMap::fromJsonObject(object);
+        for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
+            const QByteArray bytes = storedStringUtf8(stored.value(it.key()));
+            if (!it.value().isString()) {
+                QVERIFY2(bytes.isNull(), qPrintable(it.key()));
+                continue;
+            }
+            QVERIFY2(!bytes.isNull(), qPrintable(it.key()));
+            QCOMPARE(bytes, it.value().toString().toUtf8());
+        }
     }
 
     void unwritableOutput()
