@@ -437,6 +437,8 @@ void StdioTransport::finishClose()
         return;
     m_closedEmitted = true;
     m_unhandled.clear();
+    ++m_lineGeneration; // a line still on a worker is dropped: nothing is reported after closed()
+    m_decoding = false;
     m_exit.reset();
     closeFds();
     Q_EMIT closed();

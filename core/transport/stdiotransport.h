@@ -18,6 +18,7 @@ class QSocketNotifier;
 namespace mcpscope {
 
 class ProcessGroupStop;
+struct DecodeResult;
 
 /// MCP over a child process's stdin/stdout: one UTF-8 JSON message per line. stderr is log text.
 ///
@@ -98,6 +99,13 @@ private:
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onError(QProcess::ProcessError error);
     void processLine(QByteArrayView line);
+    /// A line of WorkerLineBytes or more, now whole in m_partial: joined and parsed on a worker thread,
+    /// while reading waits, so that nothing overtakes it. lineDecoded() goes on from there.
+    void decodeOnWorker();
+    void lineDecoded(QByteArray line, DecodeResult decoded);
+    /// What follows the parse of a line: the traffic, the wire record and the message. owned, when set,
+    /// holds the line's bytes, which the traffic then shares instead of copying.
+    void deliverLine(QByteArrayView line, DecodeResult decoded, const QByteArray* owned);
     void handleOversizedLine();
     void signalGroup(int signal);
     void finishClose();
@@ -122,6 +130,8 @@ private:
     bool m_blockSigpipe = true; ///< someone handles SIGPIPE: block it around our writes
     bool m_reading = false; ///< inside readStdout(); a nested event loop must not read past our lines
     bool m_readDeferred = false;
+    bool m_decoding = false; ///< a line is being parsed on a worker: reading waits for it
+    quint64 m_lineGeneration = 0; ///< a worker's line counts only while this is unchanged (finishClose())
     /// The start of a line whose end has not arrived, in the pieces it was read in; never holds a newline.
     QList<QByteArray> m_partial;
     qsizetype m_partialBytes = 0;

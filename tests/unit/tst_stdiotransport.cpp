@@ -152,6 +152,7 @@ private Q_SLOTS:
     void framing_data();
     void framing();
     void largeLineArrivesIntact();
+    void largeLineComesBeforeTheExit();
     void floodIsHandledInSlices_data();
     void floodIsHandledInSlices();
     void oversizedLineIsReportedWithItsId_data();
@@ -273,6 +274,29 @@ void TestStdioTransport::largeLineArrivesIntact()
     QCOMPARE(text.count(u'x'), BigLineBytes);
     QCOMPARE(spies.message(1).method, u"after"_s);
     QCOMPARE(spies.failed.count(), 0);
+}
+
+void TestStdioTransport::largeLineComesBeforeTheExit()
+{
+    // A line of a MiB or more is parsed on a worker thread while reading waits. The server exits right
+    // after it and a small line: both messages still come in order, and the exit only after them.
+    if (!haveNode())
+        QFAIL("The pinned Node (MCPSCOPE_NODE) is missing; run make deps (npm ci in tests/peers).");
+    constexpr qsizetype Bytes = 3 * 1024 * 1024;
+    StdioTransport transport(nodePeer(u"bigline.mjs"_s, { QString::number(Bytes), u"head"_s, u"flat"_s, u"exit"_s }));
+    QStringList events;
+    connect(&transport, &StdioTransport::messageReceived, this, [&events](const JsonRpcMessage& message) {
+        events.append(message.method.isEmpty() ? u"answer "_s + message.id.toString() : message.method);
+    });
+    connect(&transport, &StdioTransport::channelFailed, this, [&events] { events.append(u"failed"_s); });
+    connect(&transport, &StdioTransport::closed, this, [&events] { events.append(u"closed"_s); });
+    Spies spies(&transport);
+    transport.open();
+    QVERIFY(QTest::qWaitFor([&] { return spies.failed.count() + spies.closed.count() > 0; }, LongWaitMs));
+    QCOMPARE(events.mid(0, 3), (QStringList { u"answer big-1"_s, u"after"_s, events.value(2) }));
+    QVERIFY2(events.value(2) == u"failed"_s || events.value(2) == u"closed"_s, qPrintable(events.join(u", "_s)));
+    QCOMPARE(spies.message(0).result.toObject().value(u"text"_s).toString().size(), Bytes);
+    QCOMPARE(spies.malformed.count(), 0);
 }
 
 void TestStdioTransport::floodIsHandledInSlices_data()
