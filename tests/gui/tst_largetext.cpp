@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 
 using namespace mcpscope;
@@ -163,7 +164,7 @@ private Q_SLOTS:
         view.showRecord(record, nullptr);
         QStringList waiting;
         for (const QLabel* label : view.findChildren<QLabel*>()) {
-            if (label->text().startsWith(QStringLiteral("Laying out")))
+            if (label->objectName().isEmpty() && label->text().startsWith(QStringLiteral("Laying out")))
                 waiting.append(label->text());
         }
         QCOMPARE(waiting.size(), 3);
@@ -183,6 +184,40 @@ private Q_SLOTS:
         QCOMPARE(large.size(), 1);
         large.first()->selectAll();
         QCOMPARE(large.first()->selectedText(), largeText());
+    }
+
+    // A large answer's Raw JSON, as large as the answer, is only written once its tab opens; with the tab
+    // open, the next large answer's is written at once.
+    void largeAnswerRawJsonWaitsForItsTab()
+    {
+        CallRecord record = textRecord({ largeText() });
+        addAnswerOnTheWire(record, 20'000'000);
+        ResultView view;
+        view.showRecord(record, nullptr);
+        waitRendered(view);
+        auto* raw = view.findChild<LargeTextView*>(QStringLiteral("rawLarge"));
+        QVERIFY(raw);
+        QVERIFY(view.rawDeferred());
+        QCOMPARE(raw->rowCount(), qsizetype(0));
+        const auto* waitingLabel = view.findChild<QLabel*>(QStringLiteral("rawWaiting"));
+        QVERIFY(waitingLabel);
+        QVERIFY2(waitingLabel->text().contains(QStringLiteral("20.0 MB")), qPrintable(waitingLabel->text()));
+
+        QSignalSpy rawShown(&view, &ResultView::rawRendered);
+        view.findChild<QTabWidget*>()->setCurrentIndex(2);
+        QVERIFY(!view.rawDeferred());
+        QVERIFY(view.rawRendering());
+        QVERIFY(rawShown.wait(30000));
+        QCOMPARE(raw->utf8(), QJsonDocument(record.result.toObject()).toJson(QJsonDocument::Indented));
+        QVERIFY(raw->isVisibleTo(&view));
+
+        CallRecord next = textRecord({ largeText(), QStringLiteral("next") });
+        addAnswerOnTheWire(next, 20'000'000);
+        view.showRecord(next, nullptr);
+        QVERIFY(!view.rawDeferred());
+        waitRendered(view);
+        QCOMPARE(raw->utf8(), QJsonDocument(next.result.toObject()).toJson(QJsonDocument::Indented));
+        QCOMPARE(rawShown.count(), 1);
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include "calllog/callsummary.h"
 #include "calllog/compactjsonwriter.h"
+#include "calllog/storedstring.h"
 #include "jsontree.h"
 #include "largetextview.h"
 
@@ -44,10 +45,10 @@ QString textHtml(const QString& text)
     return text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
 }
 
-/// A text block the worker prepares: the block's value (text still undecoded) or its text.
+/// A text block the worker prepares: the block's text still in the parsed answer, or the text.
 struct PendingText
 {
-    QJsonValue value;
+    QCborValue stored; ///< shares the answer's storage (storedStringUtf8())
     QString text;
 };
 
@@ -58,15 +59,39 @@ struct TextBlock
     std::optional<LargeTextView::Rows> rows;
 };
 
-/// What the worker makes of a result: the structuredContent's tree, the whole result indented, and
-/// the text blocks left to it.
+/// The whole result indented, as the Raw JSON tab shows it.
+struct RawRendering
+{
+    QString text; ///< when it is small
+    std::optional<LargeTextView::Rows> rows; ///< when it is large
+};
+
+/// What the worker makes of a result: the structuredContent's tree, the raw JSON (unless it waits for
+/// its tab), and the text blocks left to it.
 struct Rendering
 {
     std::unique_ptr<JsonNode> tree;
-    QString text; ///< the raw JSON, when it is small
-    std::optional<LargeTextView::Rows> rawRows; ///< the raw JSON, when it is large
+    RawRendering raw;
     QList<TextBlock> texts; ///< the pending text blocks, in order
 };
+
+/// On a worker: the result as QJsonDocument::toJson(Indented) writes it, into one buffer the size of the
+/// answer.
+RawRendering renderRaw(const QJsonValue& whole, qint64 answerBytes)
+{
+    CompactWriter writer(answerBytes + answerBytes / 8 + 256);
+    writer.setIndented(true);
+    writer.setStringsFromStorage(answerBytes >= CompactWriter::LargeAnswerBytes);
+    writer.value(whole);
+    writer.raw('\n');
+    QByteArray pretty = writer.take();
+    RawRendering raw;
+    if (pretty.size() > ResultView::LargeRawBytes)
+        raw.rows = LargeTextView::split(std::move(pretty));
+    else
+        raw.text = QString::fromUtf8(pretty);
+    return raw;
+}
 
 /// QString::toUtf8() reserves three bytes a character and keeps them: 60 MB for a 20 MB text. A slice at
 /// a time keeps the buffer near the text's size.
@@ -151,7 +176,15 @@ ResultView::ResultView(QWidget* parent)
     m_rawLarge = new LargeTextView(m_rawStack);
     m_rawLarge->setObjectName(QStringLiteral("rawLarge"));
     m_rawStack->addWidget(m_rawLarge);
+    m_rawWaiting = new QLabel(m_rawStack);
+    m_rawWaiting->setObjectName(QStringLiteral("rawWaiting"));
+    m_rawWaiting->setAlignment(Qt::AlignCenter);
+    m_rawStack->addWidget(m_rawWaiting);
     m_tabs->addTab(m_rawStack, tr("Raw JSON"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_tabs->currentWidget() == m_rawStack && m_rawPending)
+            startRawJob();
+    });
     layout->addWidget(m_tabs);
 
     m_presentTimer = new QTimer(this);
@@ -219,6 +252,8 @@ void ResultView::clear()
 {
     dropPending();
     m_jobs.reset();
+    m_rawJobs.reset();
+    m_rawPending.reset();
     clearBlocks();
     m_banner->hide();
     m_verdict->clear();
@@ -296,7 +331,7 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
         const QString type = block.value(QLatin1String("type")).toString();
         if (type == QLatin1String("text")) {
             if (largeAnswer) {
-                addTextSlot({ block.value(QLatin1String("text")), {} }, record.answerBytes());
+                addTextSlot({ QCborMap::fromJsonObject(block).value(QLatin1String("text")), {} }, record.answerBytes());
                 continue;
             }
             QString text = block.value(QLatin1String("text")).toString();
@@ -367,47 +402,73 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
     // Tree and pretty text off the GUI thread: a 20 MB result must not freeze the window.
     const QJsonValue structured = call.structuredContent;
     const QJsonValue whole = record.result.isUndefined() ? QJsonValue(record.error) : record.result;
+    const qint64 answerBytes = record.answerBytes();
+    const bool rawNow = answerBytes <= LargeRawBytes || m_tabs->currentWidget() == m_rawStack;
+    if (!rawNow) {
+        m_rawPending = whole;
+        m_rawPendingBytes = answerBytes;
+        m_rawWaiting->setText(
+            tr("Laying out %1 of JSON…").arg(QLocale().formattedDataSize(answerBytes, 1, QLocale::DataSizeSIFormat)));
+        m_rawStack->setCurrentWidget(m_rawWaiting);
+    }
     m_jobs.startJob(
-        [structured, whole, pendingTexts = std::move(pendingTexts), answerBytes = record.answerBytes()]() mutable {
+        [structured, whole = rawNow ? whole : QJsonValue(), rawNow, pendingTexts = std::move(pendingTexts),
+            answerBytes]() mutable {
             Rendering rendering;
             if (!structured.isUndefined())
                 rendering.tree = buildJsonTree(structured);
             for (PendingText& pending : pendingTexts) {
-                const QString text = pending.text.isNull() ? pending.value.toString() : std::exchange(pending.text, {});
-                pending.value = QJsonValue();
+                if (pending.text.isNull()) {
+                    // The text's UTF-8 straight from the answer: no 40 MB QString for a 20 MB text.
+                    QByteArray utf8 = storedStringUtf8(std::exchange(pending.stored, {}));
+                    if (utf8.size() > LargeTextChars)
+                        rendering.texts.append({ {}, LargeTextView::split(std::move(utf8)) });
+                    else
+                        rendering.texts.append({ textHtml(QString::fromUtf8(utf8)), std::nullopt });
+                    continue;
+                }
+                const QString text = std::exchange(pending.text, {});
                 if (text.size() > LargeTextChars)
                     rendering.texts.append({ {}, LargeTextView::split(utf8Of(text)) });
                 else
                     rendering.texts.append({ textHtml(text), std::nullopt });
             }
-            // As QJsonDocument::toJson(Indented) writes it, into one buffer the size of the answer.
-            CompactWriter writer(answerBytes + answerBytes / 8 + 256);
-            writer.setIndented(true);
-            writer.value(whole);
-            writer.raw('\n');
-            QByteArray pretty = writer.take();
-            if (pretty.size() > LargeRawBytes)
-                rendering.rawRows = LargeTextView::split(std::move(pretty));
-            else
-                rendering.text = QString::fromUtf8(pretty);
+            if (rawNow)
+                rendering.raw = renderRaw(whole, answerBytes);
             return rendering;
         },
-        [this, textSlots](Rendering rendering) {
+        [this, textSlots, rawNow](Rendering rendering) {
             if (rendering.tree) {
                 m_treeModel->setRoot(std::move(rendering.tree));
                 m_tree->expandToDepth(1);
             }
             for (qsizetype i = 0; i < textSlots.size() && i < rendering.texts.size(); ++i)
                 fillTextSlot(textSlots.at(i), std::move(rendering.texts[i]));
-            if (rendering.rawRows) {
-                m_rawLarge->setRows(std::move(*rendering.rawRows));
+            if (rendering.raw.rows) {
+                m_rawLarge->setRows(std::move(*rendering.raw.rows));
                 m_rawStack->setCurrentWidget(m_rawLarge);
-            } else {
-                m_raw->setPlainText(rendering.text);
+            } else if (rawNow) {
+                m_raw->setPlainText(rendering.raw.text);
             }
             // Only the newest job's result is delivered.
             m_rendered = m_jobs.currentJob();
             Q_EMIT rendered(m_rendered);
+        });
+}
+
+void ResultView::startRawJob()
+{
+    const QJsonValue whole = *std::exchange(m_rawPending, std::nullopt);
+    m_rawJobs.startJob([whole, bytes = m_rawPendingBytes] { return renderRaw(whole, bytes); },
+        [this](RawRendering raw) {
+            if (raw.rows) {
+                m_rawLarge->setRows(std::move(*raw.rows));
+                m_rawStack->setCurrentWidget(m_rawLarge);
+            } else {
+                m_raw->setPlainText(raw.text);
+                m_rawStack->setCurrentWidget(m_raw);
+            }
+            Q_EMIT rawRendered();
         });
 }
 

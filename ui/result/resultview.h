@@ -5,9 +5,11 @@
 #include "session/toolinfo.h"
 
 #include <QElapsedTimer>
+#include <QJsonValue>
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 
 class QLabel;
 class QPlainTextEdit;
@@ -27,7 +29,9 @@ class LargeTextView;
 /// uncertain-outcome badge. Pretty-printing and tree building run as a JobTracker job on a worker
 /// thread; results that arrive after a newer call was shown are dropped. A text block over LargeTextChars
 /// and raw JSON over LargeRawBytes are shown in a LargeTextView, cut into rows on that worker, because
-/// QPlainTextEdit lays out a 20 MB line for seconds on the GUI thread.
+/// QPlainTextEdit lays out a 20 MB line for seconds on the GUI thread. The Raw JSON of an answer over
+/// LargeRawBytes is written only when its tab is open or opened: the indented copy is as large as the
+/// answer, and most large answers are read as content.
 class ResultView : public QWidget
 {
     Q_OBJECT
@@ -56,9 +60,15 @@ public:
     /// The most recent job's number; tests wait for renderedJob() to reach it.
     quint64 currentJob() const { return m_jobs.currentJob(); }
     quint64 renderedJob() const { return m_rendered; }
+    /// A large answer's Raw JSON waits for its tab to open.
+    bool rawDeferred() const { return m_rawPending.has_value(); }
+    /// A Raw JSON job runs (its tab was opened on a deferred one).
+    bool rawRendering() const { return m_rawJobs.isJobRunning(); }
 
 Q_SIGNALS:
     void rendered(quint64 job);
+    /// A deferred Raw JSON is shown.
+    void rawRendered();
     /// The user clicked a resource_link or an embedded resource's URI: the Resources tab opens it.
     void resourceLinkActivated(const QString& uri);
 
@@ -68,6 +78,7 @@ private:
     void clearBlocks();
     void addBlock(QWidget* widget);
     void addLinkBlock(QLabel* label);
+    void startRawJob();
 
     QTabWidget* m_tabs = nullptr;
     QWidget* m_blocksHost = nullptr;
@@ -79,7 +90,11 @@ private:
     QStackedWidget* m_rawStack = nullptr;
     QPlainTextEdit* m_raw = nullptr;
     LargeTextView* m_rawLarge = nullptr;
+    QLabel* m_rawWaiting = nullptr;
+    std::optional<QJsonValue> m_rawPending; ///< a large answer's result (or error), while its Raw JSON waits
+    qint64 m_rawPendingBytes = 0;
     JobTracker m_jobs { this };
+    JobTracker m_rawJobs { this };
     quint64 m_rendered = 0;
     std::function<void()> m_pending;
     QTimer* m_presentTimer = nullptr;
