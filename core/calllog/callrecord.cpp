@@ -461,7 +461,7 @@ QByteArray CallRecord::toCompactJson() const
     // The result is most of a large record: room for it up front, so that a 20 MB answer is not copied
     // through 16 and 32 MB buffers on the way (the log writes every record of every call).
     const qint64 answer = answerBytes();
-    CompactWriter w(1024 + answer + answer / 16);
+    CompactWriter w(2048 + answer + answer / 16);
     w.setStringsFromStorage(answer >= CompactWriter::LargeAnswerBytes);
     writeObject(w, *this);
     return w.take();

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <iterator>
 
 namespace mcpscope {
@@ -30,36 +31,42 @@ namespace mcpscope {
 class CompactWriter
 {
 public:
-    explicit CompactWriter(qsizetype reserve) { m_out.reserve(reserve); }
+    /// The buffer starts at reserve bytes (untouched pages of it cost no memory) and doubles when full.
+    explicit CompactWriter(qsizetype reserve) { m_out.resize(std::max<qsizetype>(reserve, 64)); }
 
-    QByteArray take() { return std::move(m_out); }
+    QByteArray take()
+    {
+        m_out.truncate(m_size);
+        m_size = 0;
+        return std::move(m_out);
+    }
 
-    void raw(char c) { m_out.append(c); }
-    void raw(QByteArrayView text) { m_out.append(text); }
+    void raw(char c) { *room(1) = c; }
+    void raw(QByteArrayView text) { put(text.data(), text.size()); }
 
     /// Starts the member key: a comma before every member but the first.
     void key(QByteArrayView name, bool* first)
     {
         if (!*first)
-            m_out.append(',');
+            raw(',');
         *first = false;
-        m_out.append('"');
-        m_out.append(name);
-        m_out.append("\":", 2);
+        raw('"');
+        put(name.data(), name.size());
+        put("\":", 2);
     }
 
     void integer(qint64 value)
     {
         char digits[24];
         const auto result = std::to_chars(std::begin(digits), std::end(digits), value);
-        m_out.append(digits, result.ptr - digits);
+        put(digits, result.ptr - digits);
     }
 
-    void boolean(bool value) { value ? m_out.append("true", 4) : m_out.append("false", 5); }
+    void boolean(bool value) { value ? put("true", 4) : put("false", 5); }
 
     void string(QStringView text)
     {
-        m_out.append('"');
+        raw('"');
         const char16_t* src = text.utf16();
         const char16_t* const end = src + text.size();
         while (src != end) {
@@ -67,9 +74,7 @@ public:
             // UTF-16 unit becomes at most 6 bytes (\u001f, or \uXXXX for a lone surrogate); a surrogate pair
             // that reaches past the slice writes 4 bytes for the 6 of its first unit.
             const char16_t* const slice = src + std::min<qsizetype>(end - src, 4096);
-            const qsizetype start = m_out.size();
-            m_out.resize(start + 6 * (slice - src));
-            char* cursor = m_out.data() + start;
+            char* cursor = room(6 * (slice - src));
             while (src < slice) {
                 const char16_t u = *src++;
                 if (u < 0x80) {
@@ -96,9 +101,9 @@ public:
                     cursor = hex4(cursor, u);
                 }
             }
-            m_out.resize(cursor - m_out.constData());
+            m_size = cursor - m_out.constData();
         }
-        m_out.append('"');
+        raw('"');
     }
 
     /// UTF-8 bytes as string() writes QString::fromUtf8 of them: pure ASCII straight from the bytes (the
@@ -109,9 +114,9 @@ public:
             string(QString::fromUtf8(text));
             return;
         }
-        m_out.append('"');
+        raw('"');
         validUtf8(text);
-        m_out.append('"');
+        raw('"');
     }
 
     /// Strings are read from the parsed document's own storage (storedStringUtf8()) instead of through
@@ -136,9 +141,9 @@ public:
             } else {
                 const double d = number.toDouble();
                 if (qIsFinite(d))
-                    m_out.append(QByteArray::number(d, 'g', QLocale::FloatingPointShortest));
+                    raw(QByteArray::number(d, 'g', QLocale::FloatingPointShortest));
                 else
-                    m_out.append("null", 4);
+                    put("null", 4);
             }
             break;
         }
@@ -152,14 +157,14 @@ public:
             object(value.toObject());
             break;
         default:
-            m_out.append("null", 4);
+            put("null", 4);
             break;
         }
     }
 
     void array(const QJsonArray& array)
     {
-        m_out.append('[');
+        raw('[');
         open();
         bool first = true;
         const QCborArray stored = m_fromStorage ? QCborArray::fromJsonArray(array) : QCborArray();
@@ -172,12 +177,12 @@ public:
                 ++storedItem;
         }
         close(first);
-        m_out.append(']');
+        raw(']');
     }
 
     void object(const QJsonObject& object)
     {
-        m_out.append('{');
+        raw('{');
         open();
         bool first = true;
         // The same container seen as CBOR: the same members in the same order.
@@ -186,14 +191,14 @@ public:
         for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
             member(&first);
             string(it.key());
-            m_indented ? m_out.append(": ", 2) : m_out.append(':');
+            m_indented ? put(": ", 2) : raw(':');
             if (!m_fromStorage || it.value().type() != QJsonValue::String || !storedString(storedMember.value()))
                 value(it.value());
             if (m_fromStorage)
                 ++storedMember;
         }
         close(first);
-        m_out.append('}');
+        raw('}');
     }
 
     /// From now on arrays and objects are written as QJsonDocument::toJson(Indented) writes them: a member
@@ -209,15 +214,15 @@ private:
     /// \uXXXX, into '?' or U+FFFD. So a text holding either goes the QString way.
     bool storedString(const QCborValue& stored)
     {
-        const qsizetype mark = m_out.size();
-        m_out.append('"');
+        const qsizetype mark = m_size;
+        raw('"');
         const bool whole = storedStringUtf8(stored, [this](QByteArrayView piece) { validUtf8(piece); });
-        const QByteArrayView written = QByteArrayView(m_out).sliced(mark);
+        const QByteArrayView written(m_out.constData() + mark, m_size - mark);
         if (!whole || written.contains('?') || written.contains(QByteArrayView("\xef\xbf\xbd"))) {
-            m_out.truncate(mark);
+            m_size = mark;
             return false;
         }
-        m_out.append('"');
+        raw('"');
         return true;
     }
 
@@ -229,9 +234,7 @@ private:
         while (src != end) {
             // A slice at a time, as in string(): each byte becomes at most 6 (\u001f).
             const char* const slice = src + std::min<qsizetype>(end - src, 4096);
-            const qsizetype start = m_out.size();
-            m_out.resize(start + 6 * (slice - src));
-            char* cursor = m_out.data() + start;
+            char* cursor = room(6 * (slice - src));
             for (; src < slice; ++src) {
                 const char c = *src;
                 if (uchar(c) >= 0x20 && c != '"' && c != '\\') {
@@ -240,21 +243,21 @@ private:
                 }
                 cursor = escaped(cursor, char16_t(c));
             }
-            m_out.resize(cursor - m_out.constData());
+            m_size = cursor - m_out.constData();
         }
     }
 
     void open()
     {
         if (m_indented)
-            m_out.append('\n');
+            raw('\n');
         ++m_depth;
     }
     /// Before a member: the comma, and in indented mode the line break and the indentation.
     void member(bool* first)
     {
         if (!*first)
-            m_indented ? m_out.append(",\n", 2) : m_out.append(',');
+            m_indented ? put(",\n", 2) : raw(',');
         *first = false;
         if (m_indented)
             indent();
@@ -265,15 +268,10 @@ private:
         if (!m_indented)
             return;
         if (!empty)
-            m_out.append('\n');
+            raw('\n');
         indent();
     }
-    void indent()
-    {
-        const qsizetype at = m_out.size();
-        m_out.resize(at + 4 * m_depth);
-        std::fill_n(m_out.data() + at, 4 * m_depth, ' ');
-    }
+    void indent() { std::fill_n(room(4 * m_depth), 4 * m_depth, ' '); }
 
     /// The escape of a character below 0x80 that JSON text cannot hold as it is.
     static char* escaped(char* cursor, char16_t u)
@@ -315,7 +313,21 @@ private:
         return cursor;
     }
 
-    QByteArray m_out;
+    /// Room for n more bytes at the end of what is written, which then counts them: the caller writes
+    /// them (or sets m_size back to where it stopped). QByteArray::append() is a call into Qt per piece,
+    /// and a small record is some 40 pieces; this is a compare and a memcpy.
+    char* room(qsizetype n)
+    {
+        if (m_size + n > m_out.size())
+            m_out.resize(std::max(m_out.size() * 2, m_size + n));
+        char* at = m_out.data() + m_size;
+        m_size += n;
+        return at;
+    }
+    void put(const char* data, qsizetype n) { std::memcpy(room(n), data, size_t(n)); }
+
+    QByteArray m_out; ///< its size is the buffer's; m_size is what is written
+    qsizetype m_size = 0;
     bool m_indented = false;
     bool m_fromStorage = false;
     int m_depth = 0;
