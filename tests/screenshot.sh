@@ -3,8 +3,8 @@
 # (connect both servers, echo, expire-after on a write and on a read, open the breaker) and writes
 # PNGs of the main window, the tools table, two call timelines and the Auth tab after a completed and
 # after a failed authorization (auth-steps.png, auth-failed.png), the Prompts tab with args-prompt
-# rendered (prompts-rendered.png), a 250 kB echo answer in the result view (large-result.png), the banner
-# over a server whose start failed (error-banner.png), the
+# rendered (prompts-rendered.png), a 250 kB echo answer in the result view and its Raw JSON
+# (large-result.png, large-result-raw.png), the banner over a server whose start failed (error-banner.png), the
 # Server Output view and Traffic (stderr.png, traffic.png), the Resources tab with a text and an image
 # resource (resources-text.png, resources-image.png), the Tasks tab with one simulate-research-query task
 # completed and one cancelled (tasks.png), the Load… dialog after a load of echo with faults

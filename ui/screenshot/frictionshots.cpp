@@ -37,9 +37,17 @@ void largeResult(MainWindow* window, const Save& save, const Wait& wait, const s
             ResultView* view = window->resultView();
             view->showRecord(**record, nullptr);
             wait([view] { return view->renderedJob() == view->currentJob(); }, 20000,
-                [view, save, done] {
+                [view, save, wait, done] {
                     save(view, QStringLiteral("large-result.png"));
-                    done();
+                    // Its Raw JSON is written when the tab opens, as a click on it does.
+                    if (auto* tabs = view->findChild<QTabWidget*>())
+                        tabs->setCurrentIndex(tabs->count() - 1);
+                    wait([view] { return !view->rawDeferred() && !view->rawRendering(); }, 20000,
+                        [view, save, done] {
+                            save(view, QStringLiteral("large-result-raw.png"));
+                            done();
+                        },
+                        QStringLiteral("the long echo's Raw JSON to be laid out"));
                 },
                 QStringLiteral("the long echo to be laid out"));
         },
