@@ -67,8 +67,8 @@ test-asan:
 	$(MAKE) test PRESET=asan
 
 # ThreadSanitizer on the threaded parts only (the log store's encoder, writer and reader threads, exports
-# on worker threads, the JSON tree build): the tsan build preset builds just those tests, the tsan test
-# preset runs just them.
+# on worker threads, the JSON tree build, the stdio transport's large-line parse and the result view's
+# workers): the tsan build preset builds just those tests, the tsan test preset runs just them.
 test-tsan: deps
 	@[ -f build-tsan/build.ninja ] || cmake --preset tsan
 	cmake --build --preset tsan
