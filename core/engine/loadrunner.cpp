@@ -40,6 +40,7 @@ LoadRunner::LoadRunner(Engine* engine, QString server, LoadSpec spec, QObject* p
     , m_engine(engine)
     , m_server(std::move(server))
     , m_spec(std::move(spec))
+    , m_params { { QStringLiteral("name"), m_spec.tool }, { QStringLiteral("arguments"), m_spec.arguments } }
     , m_rateTimer(new QTimer(this))
     , m_durationTimer(new QTimer(this))
 {
@@ -142,20 +143,18 @@ void LoadRunner::launch()
     options.timeoutMs = m_spec.timeoutMs;
     const QPointer<LoadRunner> self(this);
     const qint64 sentNs = m_clock.nsecsElapsed();
-    m_engine->call(m_server, QStringLiteral("tools/call"),
-        { { QStringLiteral("name"), m_spec.tool }, { QStringLiteral("arguments"), m_spec.arguments } }, options,
-        [self, sentNs](const CallRecord& record) {
-            if (!self)
-                return;
-            --self->m_inFlight;
-            // The record's times are whole milliseconds; a load wants the call's latency finer than that.
-            self->m_stats.add(record, double(self->m_clock.nsecsElapsed() - sentNs) / 1e6);
-            Q_EMIT self->callFinished(record);
-            if (self->m_pumping)
-                QMetaObject::invokeMethod(self, &LoadRunner::pump, Qt::QueuedConnection);
-            else
-                self->pump();
-        });
+    m_engine->call(m_server, QStringLiteral("tools/call"), m_params, options, [self, sentNs](const CallRecord& record) {
+        if (!self)
+            return;
+        --self->m_inFlight;
+        // The record's times are whole milliseconds; a load wants the call's latency finer than that.
+        self->m_stats.add(record, double(self->m_clock.nsecsElapsed() - sentNs) / 1e6);
+        Q_EMIT self->callFinished(record);
+        if (self->m_pumping)
+            QMetaObject::invokeMethod(self, &LoadRunner::pump, Qt::QueuedConnection);
+        else
+            self->pump();
+    });
 }
 
 QString LoadRunner::checkFault() const

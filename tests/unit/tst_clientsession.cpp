@@ -58,6 +58,7 @@ class TestClientSession : public QObject
 
 private Q_SLOTS:
     void handshakeSendsQueuedRequestsAfterInitialized();
+    void metaJoinsTheCallersOwn();
     void cancel_data();
     void cancel();
     void lateAnswerToACancelledRequestIsCountedNotDelivered();
@@ -89,6 +90,39 @@ void TestClientSession::handshakeSendsQueuedRequestsAfterInitialized()
     QCOMPARE(sent.at(0).method, QStringLiteral("initialize"));
     QCOMPARE(sent.at(1).method, QStringLiteral("notifications/initialized"));
     QCOMPARE(sent.at(2).method, QStringLiteral("resources/list"));
+}
+
+void TestClientSession::metaJoinsTheCallersOwn()
+{
+    // Fake: the exact params a request goes out with are only observable on a transport we own.
+    FakePeer peer;
+    auto session = sessionOn(peer);
+    QVERIFY(startAndWaitReady(*session));
+    RequestOptions options;
+    options.meta.insert(QStringLiteral("io.example/attempt"), QJsonObject { { QStringLiteral("attempt"), 1 } });
+    options.onProgress = [](const ProgressUpdate&) {};
+    ReplySink plain;
+    ReplySink own;
+    // Without a _meta of its own, the session's entries make it.
+    session->request(QStringLiteral("resources/list"), { { QStringLiteral("cursor"), QStringLiteral("c1") } }, options,
+        plain.handler());
+    // With one, the session's entries join it and it keeps its own.
+    session->request(QStringLiteral("resources/list"),
+        { { QStringLiteral("_meta"), QJsonObject { { QStringLiteral("mine"), true } } } }, options, own.handler());
+    QTRY_COMPARE(plain.count + own.count, 2);
+
+    const QList<JsonRpcMessage> sent = peer.requests(QStringLiteral("resources/list"));
+    QCOMPARE(sent.size(), qsizetype(2));
+    const QJsonObject first = sent.at(0).params.value(QLatin1String("_meta")).toObject();
+    QCOMPARE(sent.at(0).params.value(QLatin1String("cursor")).toString(), QStringLiteral("c1"));
+    QCOMPARE(first.keys(), (QStringList { QStringLiteral("io.example/attempt"), QStringLiteral("progressToken") }));
+    QCOMPARE(first.value(QLatin1String("io.example/attempt")).toObject().value(QLatin1String("attempt")).toInt(), 1);
+    const QJsonObject second = sent.at(1).params.value(QLatin1String("_meta")).toObject();
+    QCOMPARE(second.keys(),
+        (QStringList {
+            QStringLiteral("io.example/attempt"), QStringLiteral("mine"), QStringLiteral("progressToken") }));
+    QVERIFY(second.value(QLatin1String("mine")).toBool());
+    QVERIFY(second.value(QLatin1String("progressToken")) != first.value(QLatin1String("progressToken")));
 }
 
 void TestClientSession::cancel_data()
