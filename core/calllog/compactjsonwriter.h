@@ -32,7 +32,12 @@ class CompactWriter
 {
 public:
     /// The buffer starts at reserve bytes (untouched pages of it cost no memory) and doubles when full.
-    explicit CompactWriter(qsizetype reserve) { m_out.resize(std::max<qsizetype>(reserve, 64)); }
+    /// reserve() first: resize() alone rounds a 22 MB buffer up to 32 MiB.
+    explicit CompactWriter(qsizetype reserve)
+    {
+        m_out.reserve(std::max<qsizetype>(reserve, 64));
+        m_out.resize(m_out.capacity());
+    }
 
     QByteArray take()
     {
