@@ -14,7 +14,7 @@ namespace mcpscope {
 /// the document it was parsed into. QJsonValue::toString() of a 20 MB text builds a 40 MB QString (and
 /// takes 12 ms); a document keeps an ASCII string as its bytes, and QCborValue::toCbor() passes those on
 /// without a copy. A string the document keeps as UTF-16 arrives through one UTF-8 conversion, with a
-/// lone surrogate as U+FFFD (as QString::toUtf8() does).
+/// lone surrogate as '?' or U+FFFD (as QString::toUtf8() writes it).
 ///
 /// The value must share the document's storage: take it from QCborMap::fromJsonObject() or
 /// QCborArray::fromJsonArray() of the parsed object or array (those share; QCborValue::fromJsonValue()

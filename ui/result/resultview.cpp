@@ -93,6 +93,18 @@ RawRendering renderRaw(const QJsonValue& whole, qint64 answerBytes)
     return raw;
 }
 
+/// Puts a written Raw JSON into the tab's stack: the plain editor, or the LargeTextView when it is large.
+void showRaw(RawRendering raw, QStackedWidget* stack, QPlainTextEdit* plain, LargeTextView* large)
+{
+    if (raw.rows) {
+        large->setRows(std::move(*raw.rows));
+        stack->setCurrentWidget(large);
+    } else {
+        plain->setPlainText(raw.text);
+        stack->setCurrentWidget(plain);
+    }
+}
+
 /// QString::toUtf8() reserves three bytes a character and keeps them: 60 MB for a 20 MB text. A slice at
 /// a time keeps the buffer near the text's size.
 QByteArray utf8Of(QStringView text)
@@ -444,12 +456,8 @@ void ResultView::showRecord(const CallRecord& record, const ToolInfo* tool)
             }
             for (qsizetype i = 0; i < textSlots.size() && i < rendering.texts.size(); ++i)
                 fillTextSlot(textSlots.at(i), std::move(rendering.texts[i]));
-            if (rendering.raw.rows) {
-                m_rawLarge->setRows(std::move(*rendering.raw.rows));
-                m_rawStack->setCurrentWidget(m_rawLarge);
-            } else if (rawNow) {
-                m_raw->setPlainText(rendering.raw.text);
-            }
+            if (rawNow)
+                showRaw(std::move(rendering.raw), m_rawStack, m_raw, m_rawLarge);
             // Only the newest job's result is delivered.
             m_rendered = m_jobs.currentJob();
             Q_EMIT rendered(m_rendered);
@@ -461,13 +469,7 @@ void ResultView::startRawJob()
     const QJsonValue whole = *std::exchange(m_rawPending, std::nullopt);
     m_rawJobs.startJob([whole, bytes = m_rawPendingBytes] { return renderRaw(whole, bytes); },
         [this](RawRendering raw) {
-            if (raw.rows) {
-                m_rawLarge->setRows(std::move(*raw.rows));
-                m_rawStack->setCurrentWidget(m_rawLarge);
-            } else {
-                m_raw->setPlainText(raw.text);
-                m_rawStack->setCurrentWidget(m_raw);
-            }
+            showRaw(std::move(raw), m_rawStack, m_raw, m_rawLarge);
             Q_EMIT rawRendered();
         });
 }
