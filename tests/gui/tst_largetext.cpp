@@ -25,7 +25,8 @@ CallRecord textRecord(const QStringList& texts)
 {
     QJsonArray content;
     for (const QString& text : texts)
-        content.append(QJsonObject { { QStringLiteral("type"), QStringLiteral("text") }, { QStringLiteral("text"), text } });
+        content.append(
+            QJsonObject { { QStringLiteral("type"), QStringLiteral("text") }, { QStringLiteral("text"), text } });
     CallRecord record;
     record.method = QStringLiteral("tools/call");
     record.tool = QStringLiteral("big");

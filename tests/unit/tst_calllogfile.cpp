@@ -607,7 +607,10 @@ private Q_SLOTS:
         for (int c = 0; c < 0x80; ++c)
             ascii.append(char(c));
         wire.exchange.stdio = { StdioLine::make(1, true, ascii), StdioLine::make(2, false, "caf\xc3\xa9 \xe2\x82\xac"),
-            StdioLine::make(3, false, "a\x80" "b\xe2\x82 \xff\"\n"), StdioLine::make(4, true, QByteArray()) };
+            StdioLine::make(3, false,
+                "a\x80"
+                "b\xe2\x82 \xff\"\n"),
+            StdioLine::make(4, true, QByteArray()) };
         lines.attempts = { wire };
         QTest::newRow("stdio lines: ASCII escapes, UTF-8, invalid bytes") << lines << true;
         for (int i = 0; i < 20; ++i)
@@ -650,8 +653,10 @@ private Q_SLOTS:
         writer.raw('\n');
         QCOMPARE(writer.take(), QJsonDocument(object).toJson(QJsonDocument::Indented));
         // Arrays, empty containers and scalars at every depth, as a value of their own.
-        const QJsonArray nested { QJsonObject {}, QJsonArray {}, QJsonArray { 1, QJsonArray { QJsonObject { { QStringLiteral("a"), 2.5 } } } },
-            QJsonObject { { QStringLiteral("e"), QJsonArray {} }, { QStringLiteral("o"), QJsonObject {} } }, QStringLiteral("x"), true, QJsonValue::Null };
+        const QJsonArray nested { QJsonObject {}, QJsonArray {},
+            QJsonArray { 1, QJsonArray { QJsonObject { { QStringLiteral("a"), 2.5 } } } },
+            QJsonObject { { QStringLiteral("e"), QJsonArray {} }, { QStringLiteral("o"), QJsonObject {} } },
+            QStringLiteral("x"), true, QJsonValue::Null };
         CompactWriter array(16);
         array.setIndented(true);
         array.value(nested);

@@ -92,7 +92,8 @@ void run(MainWindow* window, Save save, Wait wait, std::function<void()> done)
             wait([page, before] { return !page->renderedText().isEmpty() && page->renderedText() != before; }, 20000,
                 [window, save, wait, done] {
                     save(window, QStringLiteral("prompts-rendered.png"));
-                    largeResult(window, save, wait, [window, save, wait, done] { errorBanner(window, save, wait, done); });
+                    largeResult(
+                        window, save, wait, [window, save, wait, done] { errorBanner(window, save, wait, done); });
                 },
                 QStringLiteral("args-prompt to render"));
         },
