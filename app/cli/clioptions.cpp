@@ -32,6 +32,8 @@ const QStringList Commands { QStringLiteral("info"), QStringLiteral("tools"), QS
     QStringLiteral("resources"), QStringLiteral("templates"), QStringLiteral("read"), QStringLiteral("prompts"),
     QStringLiteral("prompt"), QStringLiteral("complete"), QStringLiteral("ping"), QStringLiteral("run"),
     QStringLiteral("subscribe"), QStringLiteral("load"), QStringLiteral("tasks") };
+// mcpscope-cli's default for ServerConfig::exitWaitMs.
+constexpr int CliExitWaitMs = 250;
 } // namespace
 
 QString CliApp::helpText()
@@ -56,7 +58,8 @@ QString CliApp::helpText()
                "      --auth-browser system|none  how to authorize: open the system browser (default), or perform\n"
                "                              the authorization request here and read the code from its redirect\n"
                "  --server NAME --config FILE a server from a workspace or any mcp.json dialect\n"
-               "  --protocol-era auto|legacy|modern  2026-07-28 (modern), 2025-11-25 (legacy), or probe (default auto)\n"
+               "  --protocol-era auto|legacy|modern  2026-07-28 (modern), 2025-11-25 (legacy), or probe (default "
+               "auto)\n"
                "\n"
                "Commands:\n"
                "  info                        server info, protocol version, capabilities, instructions, session id\n"
@@ -113,6 +116,9 @@ QString CliApp::helpText()
                "  --fault-proxy               put an HTTP server behind an embedded fault proxy (for run's fault "
                "steps)\n"
                "  --timeout SECONDS           per-request timeout (default 60)\n"
+               "  --exit-wait MS              stdio: how long the server may take to exit once its stdin is closed,\n"
+               "                              then SIGTERM and 2 s later SIGKILL (default 250, or the config's "
+               "exitWaitMs)\n"
                "  --progress                  print progress notifications as they arrive (stderr)\n"
                "  --stderr FILE               write the server's stderr to FILE instead of ours\n"
                "  --log-level LEVEL           send logging/setLevel first; log notifications go to stderr\n"
@@ -261,6 +267,7 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption configOpt(QStringLiteral("config"), {}, QStringLiteral("file"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"));
     const QCommandLineOption timeoutOpt(QStringLiteral("timeout"), {}, QStringLiteral("seconds"));
+    const QCommandLineOption exitWaitOpt(QStringLiteral("exit-wait"), {}, QStringLiteral("ms"));
     const QCommandLineOption progressOpt(QStringLiteral("progress"));
     const QCommandLineOption taskOpt(QStringLiteral("task"));
     const QCommandLineOption stderrOpt(QStringLiteral("stderr"), {}, QStringLiteral("file"));
@@ -288,9 +295,9 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     const QCommandLineOption faultOpt(QStringLiteral("fault"), {}, QStringLiteral("spec"));
     parser.addOptions({ taskOpt, concurrencyOpt, durationOpt, requestsOpt, rateOpt, faultOpt, forOpt, outOpt,
         faultProxyOpt, logOpt, urlOpt, headerOpt, secretHeaderOpt, transportOpt, insecureOpt, stdioOpt, envOpt, cwdOpt,
-        serverOpt, configOpt, jsonOpt, timeoutOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt, samplingOpt, elicitOpt,
-        elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt,
-        authBrowserOpt, eraOpt });
+        serverOpt, configOpt, jsonOpt, timeoutOpt, exitWaitOpt, progressOpt, stderrOpt, logLevelOpt, rootOpt,
+        samplingOpt, elicitOpt, elicitContentOpt, responsesOpt, helpOpt, versionOpt, clientIdOpt, clientSecretOpt,
+        clientKeyOpt, grantOpt, authBrowserOpt, eraOpt });
     if (!parser.parse(arguments)) {
         *error = parser.errorText();
         return false;
@@ -491,6 +498,21 @@ bool CliApp::parse(const QStringList& arguments, QString* error)
     if (!parseAuthOptions(parser, clientIdOpt, clientSecretOpt, clientKeyOpt, grantOpt, authBrowserOpt, error))
         return false;
     m_config.requestTimeoutMs = int(std::min<qint64>(m_timeoutMs, std::numeric_limits<int>::max()));
+    if (parser.isSet(exitWaitOpt)) {
+        constexpr double MaxExitWaitMs = 600'000;
+        const auto ms = CliNumbers::parse(parser.value(exitWaitOpt), 0, MaxExitWaitMs, true);
+        if (!ms) {
+            *error = CliNumbers::rangeError(QStringLiteral("--exit-wait"), tr("a whole number of milliseconds"), 0,
+                MaxExitWaitMs, parser.value(exitWaitOpt));
+            return false;
+        }
+        m_config.exitWaitMs = int(*ms);
+    } else if (!m_config.exitWaitMs) {
+        // A one-shot command is done once its answer is in: the server gets a short while to exit on
+        // its own (server-everything takes about 350 ms after EOF), then SIGTERM. The group is still
+        // stopped and reaped before mcpscope-cli exits, so nothing is left behind.
+        m_config.exitWaitMs = CliExitWaitMs;
+    }
 
     QJsonObject script;
     if (parser.isSet(responsesOpt)) {

@@ -46,6 +46,7 @@ constexpr QLatin1String kBreakerCooldownSec("breakerCooldownSec");
 constexpr QLatin1String kCountToolErrors("countToolErrors");
 constexpr QLatin1String kIdempotentReplay("idempotentReplay");
 constexpr QLatin1String kViaFaultProxy("viaFaultProxy");
+constexpr QLatin1String kExitWaitMs("exitWaitMs");
 
 // Doubles hold integers exactly only up to 2^53, and JSON numbers arrive as doubles.
 constexpr qint64 kMaxJsonInteger = qint64(1) << 53;
@@ -325,6 +326,8 @@ QJsonObject ServerConfig::toJson() const
         json.insert(kIdempotentReplay, idempotentReplay);
     if (viaFaultProxy != defaults.viaFaultProxy)
         json.insert(kViaFaultProxy, viaFaultProxy);
+    if (exitWaitMs)
+        json.insert(kExitWaitMs, *exitWaitMs);
     return json;
 }
 
@@ -410,6 +413,11 @@ ServerConfig ServerConfig::fromJson(
     reader.boolean(kCountToolErrors, &config.countToolErrors);
     reader.boolean(kIdempotentReplay, &config.idempotentReplay);
     reader.boolean(kViaFaultProxy, &config.viaFaultProxy);
+    if (json.contains(kExitWaitMs)) {
+        int exitWaitMs = 0;
+        reader.integer(kExitWaitMs, 0, &exitWaitMs);
+        config.exitWaitMs = exitWaitMs;
+    }
     if (reader.failed())
         return {};
 

@@ -93,6 +93,10 @@ struct ServerConfig
     qint64 maxResponseBytes = 64LL * 1024 * 1024;
     int breakerThreshold = 3;
     int breakerCooldownSec = 60;
+    // stdio: how long a server may take to exit by itself once its stdin is closed, before SIGTERM to its
+    // process group (SIGKILL follows 2 s later). Unset: the program's own default, 2 s in the app (the
+    // SDK's) and 250 ms in mcpscope-cli, whose one-shot commands end once the answer is in.
+    std::optional<int> exitWaitMs;
     bool countToolErrors = true;
     bool idempotentReplay = false;
     bool viaFaultProxy = false;

@@ -41,6 +41,8 @@ std::unique_ptr<Transport> createTransport(
         options.env = config.env;
         options.cwd = config.cwd;
         options.maxMessageBytes = config.maxResponseBytes;
+        if (config.exitWaitMs)
+            options.exitWaitMs = *config.exitWaitMs;
         return std::make_unique<StdioTransport>(options);
     }
     case TransportKind::StreamableHttp:

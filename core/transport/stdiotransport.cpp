@@ -410,7 +410,7 @@ void StdioTransport::close()
         return;
     }
     closeWriteChannel();
-    m_stop->stop(m_options.shutdownStepMs, m_options.shutdownStepMs);
+    m_stop->stop(m_options.exitWaitMs, m_options.shutdownStepMs);
 }
 
 void StdioTransport::abort()

@@ -23,8 +23,8 @@ struct DecodeResult;
 /// MCP over a child process's stdin/stdout: one UTF-8 JSON message per line. stderr is log text.
 ///
 /// The child runs in its own process group, so shutdown reaches everything it started (an `npx`
-/// wrapper and the real server under it): close stdin, wait 2 s, SIGTERM the group, wait 2 s,
-/// SIGKILL the group.
+/// wrapper and the real server under it): close stdin, wait exitWaitMs (2 s), SIGTERM the group,
+/// wait 2 s, SIGKILL the group.
 class StdioTransport final : public Transport
 {
     Q_OBJECT
@@ -37,7 +37,8 @@ public:
         QMap<QString, QString> env; ///< added to the minimal inherited set
         QString cwd;
         qint64 maxMessageBytes = 64LL * 1024 * 1024;
-        int shutdownStepMs = 2000; ///< the SDK's 2 s between closing stdin, SIGTERM and SIGKILL
+        int exitWaitMs = 2000; ///< from closing stdin to SIGTERM: the SDK's 2 s
+        int shutdownStepMs = 2000; ///< from SIGTERM to SIGKILL: the SDK's 2 s
     };
 
     explicit StdioTransport(Options options, QObject* parent = nullptr);

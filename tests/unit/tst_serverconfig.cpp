@@ -138,6 +138,7 @@ void TestServerConfig::roundTrip_data()
     everything.countToolErrors = false;
     everything.idempotentReplay = true;
     everything.viaFaultProxy = true;
+    everything.exitWaitMs = 0;
     QTest::newRow("every field away from its default") << everything;
 }
 
@@ -249,6 +250,8 @@ void TestServerConfig::badFields_data()
         "expected true or false");
     row("viaFaultProxy is an object", R"({"url":"http://h/mcp","viaFaultProxy":{}})", "servers.demo.viaFaultProxy",
         "expected true or false");
+    row("exitWaitMs is negative", R"({"command":"x","exitWaitMs":-1})", "servers.demo.exitWaitMs",
+        "must be at least 0");
     row("unknown transport", R"({"transport":"websocket","url":"ws://h"})", "servers.demo.transport",
         "unknown transport type \"websocket\"");
     row("transport is a number", R"({"transport":1,"command":"x"})", "servers.demo.transport", "expected a string");

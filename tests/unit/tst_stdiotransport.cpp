@@ -46,6 +46,7 @@ StdioTransport::Options shellPeer(const QString& script)
     options.serverName = ServerName;
     options.command = u"/bin/sh"_s;
     options.args = { u"-c"_s, script };
+    options.exitWaitMs = 200;
     options.shutdownStepMs = 200;
     return options;
 }
@@ -72,6 +73,7 @@ StdioTransport::Options nodePeer(const QString& script, const QStringList& args 
     options.serverName = ServerName;
     options.command = nodePath();
     options.args = QStringList { QStringLiteral(MCPSCOPE_SOURCE_DIR "/tests/unit/data/stdio/") + script } + args;
+    options.exitWaitMs = 200;
     options.shutdownStepMs = 200;
     return options;
 }
