@@ -2,7 +2,8 @@
 // as people type it, from start to exit, against the goal of 0.5 s wall. Side by side in the same run, the
 // least any client can take: the bench itself starts the same server, writes initialize, initialized and
 // the same tools/call straight down the pipe, reads the answer and closes stdin ("server alone"). The
-// difference is McpScope's own cost: start-up, the era probe, the session, and ending the child.
+// difference is McpScope's own cost: start-up, the era probe, the session, and ending the child, which
+// mcpscope-cli does 250 ms after EOF (--exit-wait) with SIGTERM if the server has not exited by then.
 //
 // Timing is only printed, never asserted. Several rounds take turns; the best round counts, the median is
 // printed next to it. The run fails only when a client fails functionally (no answer, a non-zero exit, a
@@ -184,12 +185,16 @@ int main(int argc, char** argv)
               .arg(median(cliWhole), 9, 'f', 1));
     const double cli = best(cliWhole);
     const double floor = best(serverWhole);
-    print(u"\none-shot call: %1 ms wall (best), goal under %2 ms: %3; %4x the server alone (%5 ms), McpScope's own "
-          u"share %6 ms\n"_s.arg(cli, 0, 'f', 1)
+    const double answer = best(serverAnswer);
+    // The CLI gives a server 250 ms after EOF (--exit-wait), then SIGTERM: server-everything by itself
+    // takes about 350 ms to exit after EOF, which is not the client's to spend.
+    print(u"\none-shot call: %1 ms wall (best), goal under %2 ms: %3; the server alone answers at %4 ms and exits "
+          u"on EOF at %5 ms (%6x the CLI); mcpscope-cli ends it 250 ms after EOF (--exit-wait) when it is still up\n"_s
+              .arg(cli, 0, 'f', 1)
               .arg(GoalMs, 0, 'f', 0)
               .arg(cli < GoalMs ? u"PASS"_s : u"MISS"_s)
-              .arg(floor > 0 ? cli / floor : 0.0, 0, 'f', 2)
+              .arg(answer, 0, 'f', 1)
               .arg(floor, 0, 'f', 1)
-              .arg(cli - floor, 0, 'f', 1));
+              .arg(cli > 0 ? floor / cli : 0.0, 0, 'f', 2));
     return 0;
 }
