@@ -7,6 +7,7 @@
 #include "clijson.h"
 #include "engine/engine.h"
 #include "engine/loadrunner.h"
+#include "engine/serverconnection.h"
 
 #include <QJsonObject>
 #include <QTimer>
@@ -40,6 +41,9 @@ void CliApp::load()
     if (!ok)
         return;
     m_load.timeoutMs = m_timeoutMs;
+    // Without --log nobody reads a record's wire exchange: the report counts outcomes and latencies.
+    if (ServerConnection* connection = m_engine->connection(m_config.name); connection && !m_log)
+        connection->setRecordsWire(false);
     auto* runner = new LoadRunner(m_engine, m_config.name, m_load, this);
     if (const QString problem = runner->checkFault(); !problem.isEmpty())
         return fail(problem, ExitUsage);

@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QMetaMethod>
 #include <QPointer>
 #include <QTimer>
 #include <QUuid>
@@ -64,6 +65,27 @@ void Engine::interruptCalls(bool tellCallers)
     }
 }
 
+void Engine::connectNotify(const QMetaMethod& signal)
+{
+    static const QMetaMethod trafficSignal = QMetaMethod::fromSignal(&Engine::traffic);
+    if (signal == trafficSignal && !m_trafficWatched) {
+        m_trafficWatched = true;
+        for (ServerConnection* connection : std::as_const(m_connections))
+            forwardTraffic(connection);
+    }
+    QObject::connectNotify(signal);
+}
+
+void Engine::forwardTraffic(ServerConnection* connection)
+{
+    const Redactor* redactor = m_redactor.get();
+    // The name is read at each signal: it is the connection's identity in the engine.
+    connect(connection, &ServerConnection::traffic, this,
+        [this, connection, redactor](WireDirection direction, const QByteArray& bytes) {
+            Q_EMIT traffic(connection->name(), direction, redactor->redactWire(bytes));
+        });
+}
+
 ServerConnection* Engine::addServer(const ServerConfig& config)
 {
     if (ServerConnection* existing = connection(config.name)) {
@@ -87,10 +109,8 @@ ServerConnection* Engine::addServer(const ServerConfig& config)
         redactor->scrubRecord(scrubbed);
         Q_EMIT callUpdated(scrubbed);
     });
-    connect(connection, &ServerConnection::traffic, this,
-        [this, connection, redactor](WireDirection direction, const QByteArray& bytes) {
-            Q_EMIT traffic(connection->name(), direction, redactor->redactWire(bytes));
-        });
+    if (m_trafficWatched)
+        forwardTraffic(connection);
     connect(connection, &ServerConnection::serverLog, this, [this, connection, redactor](const QString& line) {
         Q_EMIT serverLog(connection->name(), redactor->redactText(line));
     });

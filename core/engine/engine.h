@@ -91,7 +91,14 @@ Q_SIGNALS:
     /// The redactor learned a secret: stores holding a copy of it take the new one.
     void redactorChanged();
 
+protected:
+    /// The first listener of traffic: every connection's wire is forwarded from then on.
+    void connectNotify(const QMetaMethod& signal) override;
+
 private:
+    /// Forwards connection's wire, redacted, as traffic.
+    void forwardTraffic(ServerConnection* connection);
+
     void listPage(const QString& server, const QString& method, const QString& key, const QString& cursor,
         std::shared_ptr<QJsonArray> items, const CallOptions& options, std::function<void(const CallRecord&)> done);
 
@@ -110,6 +117,9 @@ private:
     ClientResponder* m_responder = nullptr;
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
     bool m_shuttingDown = false;
+    // traffic has a listener: until then nothing is copied or scanned for secrets per message (the
+    // CLI never listens, and a load runs tens of thousands of calls a second).
+    bool m_trafficWatched = false;
     std::shared_ptr<TokenStore> m_tokenStore;
     ServerAuth::Browser m_authBrowser = ServerAuth::Browser::None;
     ServerAuth::OptionsAdjuster m_authAdjust;

@@ -133,6 +133,13 @@ bool ServerConnection::launcherRunning() const
     return m_launcher->isRunning();
 }
 
+void ServerConnection::setRecordsWire(bool on)
+{
+    m_recordsWire = on;
+    if (m_session)
+        m_session->setRecordExchanges(on);
+}
+
 void ServerConnection::connectNotify(const QMetaMethod& signal)
 {
     static const QMetaMethod trafficSignal = QMetaMethod::fromSignal(&ServerConnection::traffic);
@@ -360,8 +367,8 @@ void ServerConnection::startSession(TransportKind kind)
     // HTTP+SSE is 2024-11-05 by definition: nothing to probe.
     options.era = kind == TransportKind::LegacySse ? ProtocolEra::Legacy : m_config.era;
     options.knownEra = m_config.knownEra;
-    // Every attempt's record carries what went over the wire for it.
-    options.recordExchanges = true;
+    // Every attempt's record carries what went over the wire for it, unless nobody will read it.
+    options.recordExchanges = m_recordsWire;
     auto* session = new ClientSession(std::move(transport), options, this);
     session->setResponder(&m_responder);
     m_session = session;

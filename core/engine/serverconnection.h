@@ -87,6 +87,9 @@ public:
     void setConfig(const ServerConfig& config);
     quint64 generation() const { return m_generation; }
     void setResponder(ClientResponder* responder);
+    /// Whether call records carry each attempt's wire exchange (the default). A load whose records
+    /// nobody keeps turns it off: no copy of each request and answer line, no secret scan of them.
+    void setRecordsWire(bool on);
     /// An MRTR input request (2026-07-28) of the call callId, answered as the server's own requests are: the
     /// connection's roots, else the engine's responder (the panels, the CLI's script), told which call asks.
     void answerInputRequest(const QString& callId, const JsonRpcMessage& request, ClientResponder::Reply reply);
@@ -224,6 +227,7 @@ private:
     QPointer<FaultProxy> m_proxy;
     LocalServerLauncher* m_launcher = nullptr;
     bool m_trafficWatched = false;
+    bool m_recordsWire = true;
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, CallRunner*> m_calls;

@@ -53,14 +53,8 @@ ClientSession::ClientSession(std::unique_ptr<Transport> transport, Options optio
         if (it != m_pending.end())
             it->written = true;
     });
-    if (m_options.recordExchanges) {
-        // Reported right before the signal that settles the request, so its Reply takes it along.
-        connect(t, &Transport::exchangeRecorded, this, [this](const QJsonValue& id, const WireExchange& exchange) {
-            const auto it = m_pending.find(idKey(id));
-            if (it != m_pending.end())
-                it->exchange = exchange;
-        });
-    }
+    if (m_options.recordExchanges)
+        connect(t, &Transport::exchangeRecorded, this, &ClientSession::onExchangeRecorded);
     connect(t, &Transport::requestFailed, this, &ClientSession::onRequestFailed);
     connect(t, &Transport::channelFailed, this, &ClientSession::onChannelFailed);
     connect(t, &Transport::malformedMessage, this, &ClientSession::onMalformed);
@@ -83,6 +77,25 @@ ClientSession::~ClientSession()
     m_pending.clear();
     if (m_transport)
         m_transport->disconnect(this);
+}
+
+void ClientSession::setRecordExchanges(bool on)
+{
+    if (std::exchange(m_options.recordExchanges, on) == on || !m_transport)
+        return;
+    // The transport records only while someone listens (Transport::recordsExchanges).
+    if (on)
+        connect(m_transport.get(), &Transport::exchangeRecorded, this, &ClientSession::onExchangeRecorded);
+    else
+        disconnect(m_transport.get(), &Transport::exchangeRecorded, this, &ClientSession::onExchangeRecorded);
+}
+
+void ClientSession::onExchangeRecorded(const QJsonValue& id, const WireExchange& exchange)
+{
+    // Reported right before the signal that settles the request, so its Reply takes it along.
+    const auto it = m_pending.find(idKey(id));
+    if (it != m_pending.end())
+        it->exchange = exchange;
 }
 
 void ClientSession::connectNotify(const QMetaMethod& signal)

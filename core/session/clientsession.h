@@ -131,6 +131,8 @@ public:
     ~ClientSession() override;
 
     void setResponder(ClientResponder* responder) { m_responder = responder; }
+    /// Options::recordExchanges, from now on: requests sent later carry their wire exchange, or none.
+    void setRecordExchanges(bool on);
     RequestTracker& tracker() { return m_tracker; }
     Transport* transport() const { return m_transport.get(); }
 
@@ -284,6 +286,7 @@ private:
     void onChannelFailed(const TransportFailure& failure);
     void onTimedOut(const RequestTracker::Entry& entry);
     void onMalformed(const QString& reason, const QByteArray& excerpt, const QJsonValue& id);
+    void onExchangeRecorded(const QJsonValue& id, const WireExchange& exchange);
     void finish(const QString& key, Reply reply);
     void sendKeepalive();
     void listPage(const QString& method, const QString& key, const QString& cursor, std::shared_ptr<QJsonArray> items,
