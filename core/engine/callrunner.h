@@ -90,6 +90,7 @@ private:
     std::function<void(const ProgressUpdate&)> m_onProgress;
     std::function<void(const CallRecord&)> m_done;
     bool m_isToolCall = false;
+    bool m_paramsCarryAttempt = false; ///< the caller's _meta has the attempt key (attemptOptions)
     ToolListing m_snapshot; ///< the tool as the session listed it when the call started
     quint64 m_generation = 0;
     qint64 m_timeoutMs = 0;

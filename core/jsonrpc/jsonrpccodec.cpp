@@ -249,7 +249,8 @@ void writeNumber(QByteArray& out, const QJsonValue& value)
         out.append("null", 4); // JSON has no NaN or infinity; QJsonDocument writes null too
 }
 
-void writeObject(QByteArray& out, const QJsonObject& object)
+/// object, with extra (encoded "key":value members) at its end.
+void writeObject(QByteArray& out, const QJsonObject& object, QByteArrayView extra = {})
 {
     out.append('{');
     bool first = true;
@@ -260,6 +261,43 @@ void writeObject(QByteArray& out, const QJsonObject& object)
         writeString(out, it.key());
         out.append(':');
         writeValue(out, it.value());
+    }
+    if (!extra.isEmpty()) {
+        if (!first)
+            out.append(',');
+        out.append(extra);
+    }
+    out.append('}');
+}
+
+/// params with rawMeta's members in its _meta, as JsonRpcMessage::paramsWithRawMeta() builds it.
+void writeParams(QByteArray& out, const QJsonObject& params, QByteArrayView rawMeta)
+{
+    if (rawMeta.isEmpty())
+        return writeObject(out, params);
+    const auto meta = params.constFind(QLatin1String("_meta"));
+    const bool metaIsObject = meta != params.constEnd() && meta->isObject();
+    out.append('{');
+    bool first = true;
+    if (!metaIsObject) {
+        // "_meta" sorts before lowercase keys, where QJsonObject would have put it.
+        out.append(R"("_meta":{)");
+        out.append(rawMeta);
+        out.append('}');
+        first = false;
+    }
+    for (auto it = params.constBegin(); it != params.constEnd(); ++it) {
+        if (it == meta && !metaIsObject)
+            continue;
+        if (!first)
+            out.append(',');
+        first = false;
+        writeString(out, it.key());
+        out.append(':');
+        if (it == meta)
+            writeObject(out, it->toObject(), rawMeta);
+        else
+            writeValue(out, it.value());
     }
     out.append('}');
 }
@@ -326,9 +364,9 @@ QByteArray JsonRpcCodec::encode(const JsonRpcMessage& message)
             writeId();
         out.append(R"(,"method":)");
         writeString(out, message.method);
-        if (!message.params.isEmpty()) {
+        if (!message.params.isEmpty() || !message.rawMeta.isEmpty()) {
             out.append(R"(,"params":)");
-            writeObject(out, message.params);
+            writeParams(out, message.params, message.rawMeta);
         }
         break;
     case JsonRpcMessage::Type::Response:

@@ -1,5 +1,7 @@
 #include "jsonrpcmessage.h"
 
+#include <QJsonDocument>
+
 #include <algorithm>
 #include <iterator>
 
@@ -22,6 +24,19 @@ JsonRpcError JsonRpcError::fromJson(const QJsonObject& object)
     return error;
 }
 
+QJsonObject JsonRpcMessage::paramsWithRawMeta() const
+{
+    if (rawMeta.isEmpty())
+        return params;
+    QJsonObject merged = params;
+    QJsonObject meta = merged.value(QLatin1String("_meta")).toObject();
+    const QJsonObject extra = QJsonDocument::fromJson('{' + rawMeta + '}').object();
+    for (auto it = extra.constBegin(); it != extra.constEnd(); ++it)
+        meta.insert(it.key(), it.value());
+    merged.insert(QStringLiteral("_meta"), meta);
+    return merged;
+}
+
 QJsonObject JsonRpcMessage::toJson() const
 {
     QJsonObject object { { QStringLiteral("jsonrpc"), QStringLiteral("2.0") } };
@@ -29,13 +44,13 @@ QJsonObject JsonRpcMessage::toJson() const
     case Type::Request:
         object.insert(QStringLiteral("id"), id);
         object.insert(QStringLiteral("method"), method);
-        if (!params.isEmpty())
-            object.insert(QStringLiteral("params"), params);
+        if (!params.isEmpty() || !rawMeta.isEmpty())
+            object.insert(QStringLiteral("params"), paramsWithRawMeta());
         break;
     case Type::Notification:
         object.insert(QStringLiteral("method"), method);
-        if (!params.isEmpty())
-            object.insert(QStringLiteral("params"), params);
+        if (!params.isEmpty() || !rawMeta.isEmpty())
+            object.insert(QStringLiteral("params"), paramsWithRawMeta());
         break;
     case Type::Response:
         object.insert(QStringLiteral("id"), id);

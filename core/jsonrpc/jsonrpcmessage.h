@@ -41,6 +41,10 @@ struct JsonRpcMessage
     QJsonValue id;
     QString method;
     QJsonObject params;
+    /// Members added to params' _meta on the wire, already encoded ("key":value, comma-separated): for
+    /// what is new on every request (the attempt's identity), where building QJsonObjects costs Qt 6.4
+    /// thousands of instructions each. JsonRpcCodec::encode writes them; toJson() parses them back in.
+    QByteArray rawMeta;
     QJsonValue result;
     JsonRpcError error;
 
@@ -49,6 +53,8 @@ struct JsonRpcMessage
     bool isReply() const { return type == Type::Response || type == Type::ErrorResponse; }
 
     QJsonObject toJson() const;
+    /// params with rawMeta's members in its _meta (a _meta that is not an object gives way to them).
+    QJsonObject paramsWithRawMeta() const;
 
     static JsonRpcMessage request(const QJsonValue& id, const QString& method, const QJsonObject& params = {});
     static JsonRpcMessage notification(const QString& method, const QJsonObject& params = {});

@@ -257,6 +257,7 @@ QJsonValue ClientSession::request(const QString& method, const QJsonObject& para
     m_pending.insert(key, std::move(pending));
 
     JsonRpcMessage message = JsonRpcMessage::request(id, method, fullParams);
+    message.rawMeta = options.rawMeta;
     if (m_modern && handledLocally(message))
         return id;
     switch (m_state) {

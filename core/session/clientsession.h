@@ -34,8 +34,11 @@ struct RequestOptions
     qint64 maxTotalMs = 0;
     /// Adds _meta.progressToken and routes notifications/progress to onProgress.
     std::function<void(const ProgressUpdate&)> onProgress;
-    /// Extra _meta entries (attempt identity).
+    /// Extra _meta entries.
     QJsonObject meta;
+    /// Extra _meta entries already encoded (JsonRpcMessage::rawMeta): the attempt's identity, new on
+    /// every call. The caller keeps their keys apart from params' own _meta and from meta's.
+    QByteArray rawMeta;
 };
 
 /// How one request ended.

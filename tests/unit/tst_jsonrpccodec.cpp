@@ -42,6 +42,8 @@ private Q_SLOTS:
     void encodedValuesRoundTrip_data();
     void encodedValuesRoundTrip();
     void idKeyKeepsNumbersAndStringsApart();
+    void rawMetaJoinsTheParamsMeta_data();
+    void rawMetaJoinsTheParamsMeta();
 };
 
 void TestJsonRpcCodec::decodesValidMessages_data()
@@ -460,6 +462,41 @@ void TestJsonRpcCodec::encodedValuesRoundTrip()
     const QByteArray notification = JsonRpcCodec::encode(JsonRpcMessage::notification(u"m"_s, params));
     QCOMPARE(notification,
         R"({"jsonrpc":"2.0","method":"m","params":)"_ba + QJsonDocument(params).toJson(QJsonDocument::Compact) + '}');
+}
+
+// JsonRpcMessage::rawMeta: encoded _meta members (the attempt's identity) written into params' _meta,
+// beside the caller's own, or as the _meta; toJson() holds the same members.
+void TestJsonRpcCodec::rawMetaJoinsTheParamsMeta_data()
+{
+    QTest::addColumn<QByteArray>("params");
+    QTest::addColumn<QByteArray>("expected");
+
+    const QByteArray raw = R"("io.github.mcpscope/attempt":{"attempt":0,"callId":"c-1"})";
+    QTest::newRow("no params") << QByteArray() << R"({"_meta":{)" + raw + "}}";
+    QTest::newRow("params without _meta") << R"({"arguments":{"m":"x"},"name":"echo"})"_ba
+                                          << R"({"_meta":{)" + raw + R"(},"arguments":{"m":"x"},"name":"echo"})";
+    QTest::newRow("the caller's _meta") << R"({"_meta":{"progressToken":3},"name":"echo"})"_ba
+                                        << R"({"_meta":{"progressToken":3,)" + raw + R"(},"name":"echo"})";
+    QTest::newRow("an empty _meta") << R"({"_meta":{},"name":"echo"})"_ba
+                                    << R"({"_meta":{)" + raw + R"(},"name":"echo"})";
+    QTest::newRow("a _meta that is not an object") << R"({"_meta":"odd","name":"echo","Z":1})"_ba
+                                                   << R"({"_meta":{)" + raw + R"(},"Z":1,"name":"echo"})";
+}
+
+void TestJsonRpcCodec::rawMetaJoinsTheParamsMeta()
+{
+    QFETCH(QByteArray, params);
+    QFETCH(QByteArray, expected);
+
+    JsonRpcMessage message = JsonRpcMessage::request(7, u"tools/call"_s, object(params));
+    message.rawMeta = R"("io.github.mcpscope/attempt":{"attempt":0,"callId":"c-1"})";
+    const QByteArray encoded = JsonRpcCodec::encode(message);
+    QCOMPARE(encoded, R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":)" + expected + '}');
+
+    const DecodeResult decoded = JsonRpcCodec::decode(encoded);
+    QVERIFY2(decoded, qPrintable(decoded.error));
+    QCOMPARE(decoded.message.params, object(expected));
+    QCOMPARE(message.toJson().value("params"_L1).toObject(), object(expected));
 }
 
 void TestJsonRpcCodec::idKeyKeepsNumbersAndStringsApart()
