@@ -2,12 +2,13 @@
 // `--cli --load` on the same server and tool, side by side in one run, each for a few seconds at
 // concurrency 1 and 10: the echo tool of the C++ echo peer (tests/bench/echopeer.cpp) and of the real
 // server-everything, both over stdio. Both clients print one JSON report; throughput and p99 come from
-// those. Goals: against the echo peer, at least 2x the Inspector's throughput and a p99 no worse;
+// those. Goals: against the echo peer, at least 2x the Inspector's throughput and a p99 no worse, and
+// within 1.5x of a bare loop (floorclient: one pre-built line written and one read, blocking, no JSON);
 // against server-everything, at least its throughput and a lower p99. Printed, never asserted.
 //
 // The Inspector is a yardstick, not a pinned peer: MCPSCOPE_INSPECTOR_DIR names a scratch
 // `npm install @modelcontextprotocol/inspector@2.12.0` (make bench makes one). Without it only
-// McpScope's figures are printed. Options: --seconds S (default 3).
+// McpScope's figures are printed. Options: --seconds S (default 10, as issue 17 asks).
 
 #include "benchsupport.h"
 
@@ -80,13 +81,34 @@ void printRow(const QString& who, const Report& report)
               .arg(report.ok));
 }
 
+/// The bare loop's calls per second against the echo peer (floorclient, sequential), or 0.
+double bareLoop()
+{
+    QProcess process;
+    process.setStandardErrorFile(QProcess::nullDevice());
+    process.start(QStringLiteral(MCPSCOPE_BENCH_FLOORCLIENT),
+        { QStringLiteral(MCPSCOPE_BENCH_ECHOPEER), u"300000"_s, u"20000"_s });
+    if (!process.waitForFinished(120000) || process.exitCode() != 0) {
+        process.kill();
+        process.waitForFinished();
+        print(u"  bare loop: floorclient failed\n"_s);
+        return 0;
+    }
+    const double us
+        = QJsonDocument::fromJson(process.readAllStandardOutput().trimmed()).object().value("usPerCall"_L1).toDouble();
+    return us > 0 ? 1e6 / us : 0;
+}
+
 struct Server
 {
     QString name;
     QStringList command; ///< program and arguments of a stdio server
     double throughputGoal; ///< at least this times the Inspector's
     bool p99Lower; ///< p99 below the Inspector's (else: no worse)
+    bool bareLoop; ///< also within BareLoopGoal of the bare loop
 };
+
+constexpr double BareLoopGoal = 1.5;
 
 } // namespace
 
@@ -95,7 +117,7 @@ int main(int argc, char** argv)
     QCoreApplication app(argc, argv);
     const QStringList args = app.arguments();
     const qsizetype at = args.indexOf(u"--seconds"_s);
-    const QString seconds = at >= 0 ? args.value(at + 1, u"3"_s) : u"3"_s;
+    const QString seconds = at >= 0 ? args.value(at + 1, u"10"_s) : u"10"_s;
     const QString node = QStringLiteral(MCPSCOPE_NODE);
     const QString everything
         = QStringLiteral(MCPSCOPE_PEERS_DIR) + u"/node_modules/@modelcontextprotocol/server-everything/dist/index.js"_s;
@@ -113,9 +135,11 @@ int main(int argc, char** argv)
               "@modelcontextprotocol/inspector@2.12.0`; make bench does)\n"_s);
 
     const QList<Server> servers {
-        { u"echo peer (C++, stdio)"_s, { QStringLiteral(MCPSCOPE_BENCH_ECHOPEER) }, 2.0, false },
-        { u"server-everything (stdio)"_s, { node, everything, u"stdio"_s }, 1.0, true },
+        { u"echo peer (C++, stdio)"_s, { QStringLiteral(MCPSCOPE_BENCH_ECHOPEER) }, 2.0, false, true },
+        { u"server-everything (stdio)"_s, { node, everything, u"stdio"_s }, 1.0, true, false },
     };
+    const double bare = bareLoop();
+    print(u"\nbare loop against the echo peer (floorclient, sequential): %1 calls/s\n"_s.arg(bare, 0, 'f', 0));
     for (const Server& server : servers) {
         for (const int concurrency : { 1, 10 }) {
             print(u"\n%1, concurrency %2\n"_s.arg(server.name).arg(concurrency));
@@ -126,6 +150,12 @@ int main(int argc, char** argv)
                 u"mcpscope-cli"_s, home.path());
             if (ours)
                 printRow(u"mcpscope-cli"_s, *ours);
+            if (ours && server.bareLoop && bare > 0 && ours->throughput > 0) {
+                const double behind = bare / ours->throughput;
+                print(u"  bare loop %1x mcpscope-cli's throughput (goal <= %2x: %3)\n"_s.arg(behind, 0, 'f', 2)
+                          .arg(BareLoopGoal, 0, 'f', 1)
+                          .arg(behind <= BareLoopGoal ? u"met"_s : u"NOT met"_s));
+            }
             if (!withInspector)
                 continue;
             const auto theirs = run(node,
