@@ -9,6 +9,7 @@
 #include <QVariant>
 
 #include <cmath>
+#include <cstring>
 
 namespace mcpscope {
 
@@ -147,6 +148,25 @@ namespace {
 // Strings follow RFC 8259: quote, backslash and control characters escaped (\b \f \n \r \t, else
 // \u00XX), everything else as UTF-8; a lone surrogate, which UTF-8 cannot carry, as \uXXXX (as
 // QJsonDocument writes it). No raw newline can appear, which stdio framing relies on.
+// The encoder's one way of adding bytes: QByteArray::append(const char*, n) goes through insert() in
+// Qt 6.4, several times the cost of a resize and a memcpy, on every piece of every message.
+void put(QByteArray& out, const char* data, qsizetype size)
+{
+    const qsizetype at = out.size();
+    out.resize(at + size);
+    std::memcpy(out.data() + at, data, size_t(size));
+}
+
+void put(QByteArray& out, QByteArrayView bytes)
+{
+    put(out, bytes.data(), bytes.size());
+}
+
+template <qsizetype N> void put(QByteArray& out, const char (&literal)[N])
+{
+    put(out, literal, N - 1);
+}
+
 void writeValue(QByteArray& out, const QJsonValue& value);
 
 void writeHex4(QByteArray& out, char16_t unit)
@@ -154,7 +174,7 @@ void writeHex4(QByteArray& out, char16_t unit)
     static constexpr char Hex[] = "0123456789abcdef";
     const char escape[6]
         = { '\\', 'u', Hex[(unit >> 12) & 0xf], Hex[(unit >> 8) & 0xf], Hex[(unit >> 4) & 0xf], Hex[unit & 0xf] };
-    out.append(escape, 6);
+    put(out, escape, 6);
 }
 
 void writeString(QByteArray& out, QStringView text)
@@ -179,25 +199,25 @@ void writeString(QByteArray& out, QStringView text)
         if (unit < 0x80) {
             switch (unit) {
             case u'"':
-                out.append("\\\"", 2);
+                put(out, "\\\"", 2);
                 break;
             case u'\\':
-                out.append("\\\\", 2);
+                put(out, "\\\\", 2);
                 break;
             case u'\b':
-                out.append("\\b", 2);
+                put(out, "\\b", 2);
                 break;
             case u'\f':
-                out.append("\\f", 2);
+                put(out, "\\f", 2);
                 break;
             case u'\n':
-                out.append("\\n", 2);
+                put(out, "\\n", 2);
                 break;
             case u'\r':
-                out.append("\\r", 2);
+                put(out, "\\r", 2);
                 break;
             case u'\t':
-                out.append("\\t", 2);
+                put(out, "\\t", 2);
                 break;
             default:
                 writeHex4(out, unit);
@@ -205,18 +225,18 @@ void writeString(QByteArray& out, QStringView text)
             }
         } else if (unit < 0x800) {
             const char bytes[2] = { char(0xc0 | (unit >> 6)), char(0x80 | (unit & 0x3f)) };
-            out.append(bytes, 2);
+            put(out, bytes, 2);
         } else if (QChar::isHighSurrogate(unit) && p != end && QChar::isLowSurrogate(*p)) {
             const char32_t code = QChar::surrogateToUcs4(unit, *p++);
             const char bytes[4] = { char(0xf0 | (code >> 18)), char(0x80 | ((code >> 12) & 0x3f)),
                 char(0x80 | ((code >> 6) & 0x3f)), char(0x80 | (code & 0x3f)) };
-            out.append(bytes, 4);
+            put(out, bytes, 4);
         } else if (QChar::isSurrogate(unit)) {
             writeHex4(out, unit);
         } else {
             const char bytes[3]
                 = { char(0xe0 | (unit >> 12)), char(0x80 | ((unit >> 6) & 0x3f)), char(0x80 | (unit & 0x3f)) };
-            out.append(bytes, 3);
+            put(out, bytes, 3);
         }
     }
     out.append('"');
@@ -239,14 +259,14 @@ void writeNumber(QByteArray& out, const QJsonValue& value)
         } while (magnitude != 0);
         if (i < 0)
             *--p = '-';
-        out.append(p, end - p);
+        put(out, p, end - p);
         return;
     }
     const double d = value.toDouble();
     if (std::isfinite(d))
-        out.append(QByteArray::number(d, 'g', QLocale::FloatingPointShortest));
+        put(out, QByteArray::number(d, 'g', QLocale::FloatingPointShortest));
     else
-        out.append("null", 4); // JSON has no NaN or infinity; QJsonDocument writes null too
+        put(out, "null", 4); // JSON has no NaN or infinity; QJsonDocument writes null too
 }
 
 /// object, with extra (encoded "key":value members) at its end.
@@ -265,7 +285,7 @@ void writeObject(QByteArray& out, const QJsonObject& object, QByteArrayView extr
     if (!extra.isEmpty()) {
         if (!first)
             out.append(',');
-        out.append(extra);
+        put(out, extra);
     }
     out.append('}');
 }
@@ -281,8 +301,8 @@ void writeParams(QByteArray& out, const QJsonObject& params, QByteArrayView rawM
     bool first = true;
     if (!metaIsObject) {
         // "_meta" sorts before lowercase keys, where QJsonObject would have put it.
-        out.append(R"("_meta":{)");
-        out.append(rawMeta);
+        put(out, R"("_meta":{)");
+        put(out, rawMeta);
         out.append('}');
         first = false;
     }
@@ -320,13 +340,13 @@ void writeValue(QByteArray& out, const QJsonValue& value)
     switch (value.type()) {
     case QJsonValue::Null:
     case QJsonValue::Undefined: // not storable in an object or array; null where it is a value
-        out.append("null", 4);
+        put(out, "null", 4);
         break;
     case QJsonValue::Bool:
         if (value.toBool())
-            out.append("true", 4);
+            put(out, "true", 4);
         else
-            out.append("false", 5);
+            put(out, "false", 5);
         break;
     case QJsonValue::Double:
         writeNumber(out, value);
@@ -350,11 +370,11 @@ QByteArray JsonRpcCodec::encode(const JsonRpcMessage& message)
     // Member order as the SDKs write it. A missing id (undefined) is left out, as QJsonObject did.
     QByteArray out;
     out.reserve(256);
-    out.append(R"({"jsonrpc":"2.0")");
+    put(out, R"({"jsonrpc":"2.0")");
     const auto writeId = [&] {
         if (message.id.isUndefined())
             return;
-        out.append(R"(,"id":)");
+        put(out, R"(,"id":)");
         writeValue(out, message.id);
     };
     switch (message.type) {
@@ -362,29 +382,29 @@ QByteArray JsonRpcCodec::encode(const JsonRpcMessage& message)
     case JsonRpcMessage::Type::Notification:
         if (message.type == JsonRpcMessage::Type::Request)
             writeId();
-        out.append(R"(,"method":)");
+        put(out, R"(,"method":)");
         writeString(out, message.method);
         if (!message.params.isEmpty() || !message.rawMeta.isEmpty()) {
-            out.append(R"(,"params":)");
+            put(out, R"(,"params":)");
             writeParams(out, message.params, message.rawMeta);
         }
         break;
     case JsonRpcMessage::Type::Response:
         writeId();
-        out.append(R"(,"result":)");
+        put(out, R"(,"result":)");
         if (message.result.isUndefined())
-            out.append("{}", 2);
+            put(out, "{}", 2);
         else
             writeValue(out, message.result);
         break;
     case JsonRpcMessage::Type::ErrorResponse:
         writeId();
-        out.append(R"(,"error":{"code":)");
-        out.append(QByteArray::number(message.error.code));
-        out.append(R"(,"message":)");
+        put(out, R"(,"error":{"code":)");
+        put(out, QByteArray::number(message.error.code));
+        put(out, R"(,"message":)");
         writeString(out, message.error.message);
         if (!message.error.data.isUndefined()) {
-            out.append(R"(,"data":)");
+            put(out, R"(,"data":)");
             writeValue(out, message.error.data);
         }
         out.append('}');
