@@ -73,13 +73,16 @@ public:
 private:
     void rebuild();
     bool isSensitiveName(const QString& name) const;
-    bool mentionsHeader(const QString& text) const;
+    /// isSensitiveName() of a Latin-1 header name, without making a QString of it.
+    bool isSensitiveHeader(QByteArrayView name) const;
+    bool mentionsHeader(QStringView text) const;
     /// A quick test on raw bytes: false when no sensitive name and no secret value is in them.
     bool mayHoldSecret(QByteArrayView bytes) const;
 
     QStringList m_headers;
     QStringList m_values;
     QList<QByteArray> m_headerBytes; ///< m_headers in Latin-1, lower case, for mayHoldSecret
+    bool m_headersAscii = true; ///< every name in m_headers is ASCII: m_headerBytes compare exactly as Qt would
     std::array<bool, 256> m_headerFirst {}; ///< the first bytes of m_headerBytes, in either case
     std::bitset<65536> m_headerStart; ///< the first two bytes of m_headerBytes, in either case, as (b0 << 8) | b1
     QList<QByteArray> m_valueBytes; ///< m_values in UTF-8, for mayHoldSecret

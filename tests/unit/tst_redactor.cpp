@@ -4,6 +4,7 @@
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
 #include "transport/httpcommon.h"
+#include "transport/wireexchange.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -135,6 +136,64 @@ private Q_SLOTS:
             QStringLiteral("http://127.0.0.1:9/mcp?x=1"));
         QCOMPARE(HttpCommon::displayUrl(QUrl(QStringLiteral("http://user@127.0.0.1:9/mcp"))),
             QStringLiteral("http://127.0.0.1:9/mcp"));
+    }
+
+    // Header names in text are found as QString::contains(…, Qt::CaseInsensitive) finds them: in any
+    // case, and through Qt's folding of U+212A (Kelvin) to k and U+017F (long s) to s.
+    void headerNamesInText_data()
+    {
+        QTest::addColumn<QString>("extraHeader");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("lower case") << QString() << QStringLiteral("authorization: Bearer abc")
+                                    << QStringLiteral("authorization: [redacted]");
+        QTest::newRow("upper case, mid-text") << QString() << QStringLiteral("sent PROXY-AUTHORIZATION: Basic xyz")
+                                              << QStringLiteral("sent PROXY-AUTHORIZATION: [redacted]");
+        QTest::newRow("JSON member") << QString() << QStringLiteral(R"({"Cookie": "id=42", "a": 1})")
+                                     << QStringLiteral(R"({"Cookie": "[redacted]", "a": 1})");
+        QTest::newRow("one-letter name at the end")
+            << QStringLiteral("Q") << QStringLiteral("q: 7") << QStringLiteral("q: [redacted]");
+        QTest::newRow("Kelvin sign for k")
+            << QString() << QStringLiteral("Coo\u212Aie: id=42") << QStringLiteral("Coo\u212Aie: [redacted]");
+        QTest::newRow("long s for s") << QStringLiteral("X-Sig") << QStringLiteral("x-\u017Fig: abc")
+                                      << QStringLiteral("x-\u017Fig: [redacted]");
+        QTest::newRow("a name outside ASCII") << QStringLiteral("X-Cl\u00e9") << QStringLiteral("x-cl\u00c9: v1")
+                                              << QStringLiteral("x-cl\u00c9: [redacted]");
+        QTest::newRow("no name, other scripts") << QString() << QStringLiteral("\u0410\u0443\u0442 \U0001F600: x")
+                                                << QStringLiteral("\u0410\u0443\u0442 \U0001F600: x");
+        QTest::newRow("a name's start only")
+            << QString() << QStringLiteral("Authoriz: x; Cooki: y") << QStringLiteral("Authoriz: x; Cooki: y");
+    }
+
+    void headerNamesInText()
+    {
+        QFETCH(QString, extraHeader);
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        Redactor redactor;
+        if (!extraHeader.isEmpty())
+            redactor.addSensitiveHeader(extraHeader);
+        QCOMPARE(redactor.redactText(text), expected);
+    }
+
+    // A wire exchange's headers: a sensitive name in any case loses its value, other headers keep theirs.
+    void exchangeHeaders()
+    {
+        Redactor redactor;
+        redactor.addSensitiveHeader(QStringLiteral("X-Api-Key"));
+        WireExchange exchange;
+        HttpExchange http;
+        http.url = QStringLiteral("http://127.0.0.1:9/mcp");
+        http.requestHeaders = { { "AUTHORIZATION", "Bearer abc" }, { "x-api-key", "k-1" }, { "X-Api-Ke", "k-2" },
+            { "Content-Type", "application/json" } };
+        http.responseHeaders = { { "set-cookie", "id=1" } };
+        exchange.http.append(http);
+        redactor.redactExchange(exchange);
+        const WireHeaders expected { { "AUTHORIZATION", "[redacted]" }, { "x-api-key", "[redacted]" },
+            { "X-Api-Ke", "k-2" }, { "Content-Type", "application/json" } };
+        QCOMPARE(exchange.http.first().requestHeaders, expected);
+        QCOMPARE(exchange.http.first().responseHeaders, (WireHeaders { { "set-cookie", "[redacted]" } }));
+        QCOMPARE(exchange.http.first().url, QStringLiteral("http://127.0.0.1:9/mcp"));
     }
 };
 
