@@ -67,27 +67,29 @@ private Q_SLOTS:
     }
 
     // With roots declared, server-everything stays up after EOF (it waits for its roots/list): the CLI
-    // closes stdin, then ends it with SIGTERM once the short exit wait is over, and exits 0 with the answer.
-    void serverThatStaysUpGetsSigterm()
+    // closes stdin, then ends it with SIGTERM once the short exit wait is over. Given a long --exit-wait,
+    // server-everything (no roots declared) exits by itself after EOF: no SIGTERM. Both exit 0 with the answer.
+    void howTheServerEnds_data()
     {
-        QTemporaryDir dir;
-        const QString witness = dir.filePath(u"witness"_s);
-        const CliRun run = runCli(witnessedEverything(witness)
-            + QStringList { u"--root"_s, u"file:///srv/project"_s, u"call"_s, u"echo"_s, u"{\"message\":\"hi\"}"_s });
-        QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
-        QVERIFY2(run.out.contains("Echo: hi"), run.report().constData());
-        QCOMPARE(readAll(witness), QByteArray("eof\nsigterm\n"));
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<QByteArray>("witnessed");
+        QTest::newRow("stays up: SIGTERM after the exit wait")
+            << QStringList { u"--root"_s, u"file:///srv/project"_s } << QByteArray("eof\nsigterm\n");
+        QTest::newRow("a long --exit-wait: exits by itself")
+            << QStringList { u"--exit-wait"_s, u"60000"_s } << QByteArray("eof\n");
     }
 
-    // Given a long --exit-wait, server-everything (no roots declared) exits by itself after EOF: no SIGTERM.
-    void longExitWaitLetsTheServerExitByItself()
+    void howTheServerEnds()
     {
+        QFETCH(QStringList, options);
+        QFETCH(QByteArray, witnessed);
         QTemporaryDir dir;
         const QString witness = dir.filePath(u"witness"_s);
-        const CliRun run = runCli(witnessedEverything(witness)
-            + QStringList { u"--exit-wait"_s, u"60000"_s, u"call"_s, u"echo"_s, u"{\"message\":\"hi\"}"_s });
+        const CliRun run = runCli(
+            witnessedEverything(witness) + options + QStringList { u"call"_s, u"echo"_s, u"{\"message\":\"hi\"}"_s });
         QVERIFY2(run.finished && run.exitCode == 0, run.report().constData());
-        QCOMPARE(readAll(witness), QByteArray("eof\n"));
+        QVERIFY2(run.out.contains("Echo: hi"), run.report().constData());
+        QCOMPARE(readAll(witness), witnessed);
     }
 
     void badExitWaitIsAUsageError()
