@@ -21,6 +21,8 @@ namespace mcpscope {
 namespace {
 /// The reverse-DNS _meta key of attempt identity (RECOVERY.md §7): a retry keeps the call id.
 const QString AttemptMetaKey = QStringLiteral("io.github.mcpscope/attempt");
+/// The same key as the start of the member written as bytes (attemptOptions), made once, not per call.
+constexpr char AttemptMetaHead[] = R"("io.github.mcpscope/attempt":{"attempt":)";
 constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
 constexpr qint64 AuthWaitMs = 10000; // R2 (bifrost MCPSharedAuthRetryReconnectBudget)
 
@@ -244,7 +246,7 @@ RequestOptions CallRunner::attemptOptions() const
     // Written as bytes: the two QJsonObjects this took cost Qt 6.4 some 10,000 instructions a call.
     // The call id is a UUID (hex digits and dashes): nothing to escape.
     ro.rawMeta.reserve(96);
-    ro.rawMeta.append(R"(")").append(AttemptMetaKey.toLatin1()).append(R"(":{"attempt":)");
+    ro.rawMeta.append(AttemptMetaHead, qsizetype(sizeof AttemptMetaHead - 1));
     ro.rawMeta.append(QByteArray::number(attempt)).append(R"(,"callId":")");
     ro.rawMeta.append(m_record.callId.toLatin1()).append(R"("})");
     return ro;
