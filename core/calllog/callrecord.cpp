@@ -462,9 +462,14 @@ QByteArray CallRecord::toCompactJson() const
     // through 16 and 32 MB buffers on the way (the log writes every record of every call).
     const qint64 answer = answerBytes();
     CompactWriter w(2048 + answer + answer / 16);
-    w.setStringsFromStorage(answer >= CompactWriter::LargeAnswerBytes);
-    writeObject(w, *this);
+    writeCompactJson(w);
     return w.take();
+}
+
+void CallRecord::writeCompactJson(CompactWriter& writer) const
+{
+    writer.setStringsFromStorage(answerBytes() >= CompactWriter::LargeAnswerBytes);
+    writeObject(writer, *this);
 }
 
 CallRecord CallRecord::fromJson(const QJsonObject& o, QString* error)

@@ -105,6 +105,8 @@ struct CallEvent
     static CallEvent fromJson(const QJsonObject& object);
 };
 
+class CompactWriter;
+
 /// Everything known about one call, from the first attempt to the final outcome.
 struct CallRecord
 {
@@ -141,6 +143,8 @@ struct CallRecord
     /// buffer without building the QJsonObject first: the call log serializes every change of every call,
     /// and the object tree costs most of that.
     QByteArray toCompactJson() const;
+    /// The same text into writer (one that drains, for a large record), with the same string handling.
+    void writeCompactJson(CompactWriter& writer) const;
     static CallRecord fromJson(const QJsonObject& object, QString* error = nullptr);
 };
 

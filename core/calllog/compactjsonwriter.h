@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <functional>
 #include <iterator>
 
 namespace mcpscope {
@@ -44,6 +45,19 @@ public:
         m_out.truncate(m_size);
         m_size = 0;
         return std::move(m_out);
+    }
+
+    /// From now on the buffer is not grown to hold the whole text: whenever it is full, what it holds goes
+    /// to drain and the buffer starts over, so the text passes through it a piece at a time (the size given
+    /// to the constructor, or more for one piece that needs more). finish() hands over the last piece; take()
+    /// is not for a drained writer. For a large call record, which the log compresses as it is written
+    /// instead of holding its whole text next to the record.
+    void setDrain(std::function<void(QByteArrayView)> drain) { m_drain = std::move(drain); }
+    void finish()
+    {
+        if (m_drain && m_size > 0)
+            m_drain(QByteArrayView(m_out.constData(), m_size));
+        m_size = 0;
     }
 
     void raw(char c) { *room(1) = c; }
@@ -219,6 +233,15 @@ private:
     /// \uXXXX, into '?' or U+FFFD. So a text holding either goes the QString way.
     bool storedString(const QCborValue& stored)
     {
+        if (m_drain) {
+            // What is drained cannot be taken back: look first, then write.
+            if (!plainStored(stored))
+                return false;
+            raw('"');
+            storedStringUtf8(stored, [this](QByteArrayView piece) { validUtf8(piece); });
+            raw('"');
+            return true;
+        }
         const qsizetype mark = m_size;
         raw('"');
         const bool whole = storedStringUtf8(stored, [this](QByteArrayView piece) { validUtf8(piece); });
@@ -229,6 +252,24 @@ private:
         }
         raw('"');
         return true;
+    }
+
+    /// Whether a stored string is whole and holds neither '?' nor U+FFFD, which storedString() cannot tell
+    /// from a converted lone surrogate. U+FFFD may straddle two pieces: the last two bytes of one are
+    /// looked at with the first two of the next.
+    static bool plainStored(const QCborValue& stored)
+    {
+        static constexpr QByteArrayView Replacement("\xef\xbf\xbd");
+        bool plain = true;
+        QByteArray seam; // the last two bytes before the piece
+        const bool whole = storedStringUtf8(stored, [&](QByteArrayView piece) {
+            if (!plain || piece.isEmpty())
+                return;
+            const QByteArray joined = seam + piece.first(std::min<qsizetype>(2, piece.size())).toByteArray();
+            plain = !piece.contains('?') && !piece.contains(Replacement) && !joined.contains(Replacement);
+            seam = piece.size() >= 2 ? piece.last(2).toByteArray() : QByteArray(seam + piece.toByteArray()).right(2);
+        });
+        return whole && plain;
     }
 
     /// Valid UTF-8 as string() writes its text: ASCII escaped where JSON needs it, the rest as it is.
@@ -323,8 +364,15 @@ private:
     /// and a small record is some 40 pieces; this is a compare and a memcpy.
     char* room(qsizetype n)
     {
-        if (m_size + n > m_out.size())
-            m_out.resize(std::max(m_out.size() * 2, m_size + n));
+        if (m_size + n > m_out.size()) {
+            if (m_drain) {
+                finish();
+                if (n > m_out.size())
+                    m_out.resize(n);
+            } else {
+                m_out.resize(std::max(m_out.size() * 2, m_size + n));
+            }
+        }
         char* at = m_out.data() + m_size;
         m_size += n;
         return at;
@@ -336,6 +384,7 @@ private:
     bool m_indented = false;
     bool m_fromStorage = false;
     int m_depth = 0;
+    std::function<void(QByteArrayView)> m_drain;
 };
 
 } // namespace mcpscope

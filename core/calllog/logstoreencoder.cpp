@@ -1,9 +1,14 @@
 #include "logstoreencoder.h"
 
+#include "calllog/compactjsonwriter.h"
+
 #include <QJsonDocument>
+#include <QtEndian>
 
 #include <algorithm>
 #include <array>
+
+#include <zlib.h>
 
 namespace mcpscope {
 
@@ -72,6 +77,15 @@ public:
         }
     }
 
+    /// The longest name, or 0 when there are none.
+    qsizetype longest() const
+    {
+        qsizetype longest = 0;
+        for (const QByteArray& name : m_names)
+            longest = std::max(longest, name.size());
+        return longest;
+    }
+
     bool foundIn(QByteArrayView text) const
     {
         if (m_names.isEmpty())
@@ -99,6 +113,92 @@ private:
     qsizetype m_window = 0;
     std::array<qsizetype, 256> m_skip {};
     std::array<bool, 256> m_ends {};
+};
+
+/// A large record's JSON text, compressed as the writer drains it into qCompress()'s format (the length,
+/// big-endian, then one zlib stream at the default level; qUncompress() reads it), and scanned on the way
+/// for the sensitive names and the secret values. The scans look at each piece and at each seam between
+/// two, as far back as the longest name or value reaches, so they find what a scan of the whole text finds.
+/// Any hit (or a zlib failure) gives up: the caller takes the whole-text way, which redacts.
+class StreamedRecord
+{
+public:
+    StreamedRecord(const NameSearch& search, const Redactor& redactor)
+        : m_search(search)
+        , m_redactor(redactor)
+        , m_reach(std::max(search.longest(), redactor.longestSecretValue()))
+    {
+        m_ok = deflateInit(&m_zlib, Z_DEFAULT_COMPRESSION) == Z_OK;
+        m_out.resize(4);
+    }
+    ~StreamedRecord() { deflateEnd(&m_zlib); }
+    StreamedRecord(const StreamedRecord&) = delete;
+    StreamedRecord& operator=(const StreamedRecord&) = delete;
+
+    std::optional<Encoded> encode(const CallRecord& record)
+    {
+        if (!m_ok)
+            return std::nullopt;
+        CompactWriter writer(LargeRecordPiece);
+        writer.setDrain([this](QByteArrayView piece) { take(piece); });
+        record.writeCompactJson(writer);
+        writer.finish();
+        m_ok = m_ok && deflateAll(Z_FINISH);
+        if (!m_ok)
+            return std::nullopt;
+        qToBigEndian(quint32(m_total), m_out.data()); // as qCompress() writes it: the low 32 bits
+        m_out.truncate(m_used);
+        m_out.squeeze();
+        return Encoded { std::move(m_out), true };
+    }
+
+private:
+    void take(QByteArrayView piece)
+    {
+        if (!m_ok)
+            return;
+        const QByteArray joined = m_seam + piece.first(std::min(m_reach, piece.size())).toByteArray();
+        if (m_search.foundIn(piece) || m_search.foundIn(joined) || m_redactor.containsSecretValue(piece)
+            || m_redactor.containsSecretValue(joined)) {
+            m_ok = false;
+            return;
+        }
+        m_seam = piece.size() >= m_reach ? piece.last(m_reach).toByteArray()
+                                         : QByteArray(m_seam + piece.toByteArray()).right(m_reach);
+        m_total += piece.size();
+        m_zlib.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(piece.data()));
+        m_zlib.avail_in = uInt(piece.size());
+        m_ok = deflateAll(Z_NO_FLUSH);
+    }
+
+    /// Runs deflate until it has taken all its input (and, to finish, written the stream's end).
+    bool deflateAll(int flush)
+    {
+        for (;;) {
+            if (m_out.size() - m_used < LargeRecordPiece / 4)
+                m_out.resize(std::max(m_out.size() * 2, m_used + LargeRecordPiece));
+            m_zlib.next_out = reinterpret_cast<Bytef*>(m_out.data() + m_used);
+            m_zlib.avail_out = uInt(m_out.size() - m_used);
+            const int result = deflate(&m_zlib, flush);
+            m_used = m_out.size() - m_zlib.avail_out;
+            if (result == Z_STREAM_END)
+                return true;
+            if (result != Z_OK && result != Z_BUF_ERROR)
+                return false;
+            if (flush == Z_NO_FLUSH && m_zlib.avail_in == 0)
+                return true;
+        }
+    }
+
+    const NameSearch& m_search;
+    const Redactor& m_redactor;
+    const qsizetype m_reach; ///< the longest name or value: how far back across a seam the scans look
+    QByteArray m_seam; ///< the last m_reach bytes before the next piece
+    z_stream m_zlib {};
+    QByteArray m_out; ///< the 4-byte length, then the zlib stream
+    qsizetype m_used = 4;
+    qint64 m_total = 0;
+    bool m_ok = false;
 };
 
 } // namespace
@@ -138,8 +238,15 @@ EncodedBatch encodeBatch(const LogBatch& batch)
     out.upToSequence = batch.upToSequence;
     out.calls.reserve(batch.calls.size());
     for (const CallRecord& record : batch.calls) {
-        QByteArray json = record.toCompactJson();
         CallRow row { CallSummary::of(record), {} };
+        if (search && record.answerBytes() >= LargeRecordBytes) {
+            if (std::optional<Encoded> streamed = StreamedRecord(*search, redactor).encode(record)) {
+                row.record = std::move(*streamed);
+                out.calls.append(std::move(row));
+                continue;
+            }
+        }
+        QByteArray json = record.toCompactJson();
         const bool clean = search && !search->foundIn(json)
             && (!redactor.containsSecretValue(json) || redactor.redactWire(json) == json);
         if (!clean) {

@@ -60,6 +60,12 @@ struct EncodedBatch
     qint64 upToSequence = 0;
 };
 
+/// A record whose answer has at least this many bytes is written, scanned and compressed a piece at a time,
+/// in pieces of LargeRecordPiece bytes: the whole text of a 20 MB answer's record would sit next to the
+/// record, its wire line and the views while zlib worked through it (the Raw JSON tab's peak, issue 17).
+constexpr qint64 LargeRecordBytes = 1024 * 1024;
+constexpr qsizetype LargeRecordPiece = 256 * 1024;
+
 /// Compresses bytes above a few KiB; smaller payloads are stored as they are.
 Encoded encode(const QByteArray& bytes);
 QByteArray decode(const QByteArray& blob, bool compressed);

@@ -298,6 +298,14 @@ bool Redactor::containsSecretValue(QByteArrayView bytes) const
     return false;
 }
 
+qsizetype Redactor::longestSecretValue() const
+{
+    qsizetype longest = 0;
+    for (const QByteArray& value : m_valueBytes)
+        longest = std::max(longest, value.size());
+    return longest;
+}
+
 QByteArray Redactor::redactWire(const QByteArray& bytes) const
 {
     // The common case, on the path of every call: nothing to find, so no decoding at all.

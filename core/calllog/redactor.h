@@ -67,6 +67,9 @@ public:
     /// and no sensitive header name occurs in them either, redactWire(bytes) returns bytes unchanged: a
     /// caller that has looked for the names already only needs this test on the common path.
     bool containsSecretValue(QByteArrayView bytes) const;
+    /// The length in UTF-8 bytes of the longest secret value: how far a piecewise scan with
+    /// containsSecretValue() must look back across the seam between two pieces.
+    qsizetype longestSecretValue() const;
     /// Redacts a wire exchange in place: sensitive header values, and secrets in URLs, bodies and lines.
     void redactExchange(WireExchange& exchange) const;
 
