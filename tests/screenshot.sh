@@ -13,7 +13,8 @@
 # elicitation-form.png, elicitation-url.png), the roots editor (roots.png), the Overview of the 2026-07-28
 # modern-ledger peer with every server's era in the servers list (modern-overview.png), a call's timeline with
 # its MRTR round (mrtr-timeline.png), the Tools tab with a tool excluded for its invalid x-mcp-header
-# annotation (modern-tools-excluded.png), and a window without a workspace (empty-state.png)
+# annotation (modern-tools-excluded.png), the stdio demo server's settings dialog (server-dialog.png), and a
+# window without a workspace (empty-state.png)
 # into BUILD/screenshots/.
 #
 # The Auth images come from real flows: two servers on tests/peers/protected-peer.mjs join the demo

@@ -15,6 +15,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -62,6 +63,7 @@ private Q_SLOTS:
     void clientCredentialsNeedAnIdAndASecretOrKey();
     void privateKeyIsReadFromAPemFile();
     void argumentsSplitLikeAShell();
+    void exitWaitIsUnsetUntilChosen();
     void rootsAreEditedWithTheFolderPicker();
     void cannedRepliesGoIntoTheWorkspace();
     void secretValuesShowAsDotsUntilRevealed();
@@ -190,6 +192,28 @@ void TestServerDialog::argumentsSplitLikeAShell()
     QCOMPARE(dialog.config().args, c.args);
     // The launch command's tooltip says the same about quotes.
     QVERIFY(child<QLineEdit>(dialog, "launchCommand")->toolTip().contains(QStringLiteral("'single'")));
+}
+
+// ServerConfig::exitWaitMs: unset shows as the default and stays unset (the workspace file does not
+// change by itself); a value, 0 included, goes into the config and comes back.
+void TestServerDialog::exitWaitIsUnsetUntilChosen()
+{
+    ServerDialog dialog({});
+    ServerConfig c;
+    c.name = QStringLiteral("local");
+    c.command = QStringLiteral("node");
+    dialog.setConfig(c);
+    auto* exitWait = child<QSpinBox>(dialog, "exitWait");
+    QVERIFY(exitWait);
+    QVERIFY(exitWait->text().startsWith(QStringLiteral("default")));
+    QCOMPARE(dialog.config().exitWaitMs, std::nullopt);
+
+    exitWait->setValue(0);
+    QCOMPARE(dialog.config().exitWaitMs, std::optional<int>(0));
+    c.exitWaitMs = 750;
+    dialog.setConfig(c);
+    QCOMPARE(exitWait->value(), 750);
+    QCOMPARE(dialog.config(), c);
 }
 
 void TestServerDialog::rootsAreEditedWithTheFolderPicker()

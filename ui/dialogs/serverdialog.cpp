@@ -128,6 +128,13 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     stdioForm->addRow(tr("&Environment:"), m_env);
     stdioForm->addRow(tr("&Secret variables:"), m_secretEnv);
     stdioForm->addRow(tr("&Working directory:"), m_cwd);
+    m_exitWait = spin(-1, 600000, tr(" ms"), stdio);
+    m_exitWait->setObjectName(QStringLiteral("exitWait"));
+    m_exitWait->setSingleStep(250);
+    m_exitWait->setSpecialValueText(tr("default (2 s; 250 ms in mcpscope-cli)"));
+    m_exitWait->setToolTip(tr("When the server is stopped, McpScope closes its stdin and waits this long for it to "
+                              "exit by itself, then sends SIGTERM to its process group, and SIGKILL 2 s later."));
+    stdioForm->addRow(tr("E&xit wait:"), m_exitWait);
     m_pages->addWidget(stdio);
 
     auto* http = new QWidget(m_pages);
@@ -308,6 +315,7 @@ void ServerDialog::setConfig(const ServerConfig& c)
     m_env->setPlainText(joinPairs(env, QStringLiteral("=")));
     m_secretEnv->setText(c.secretEnv.join(QStringLiteral(", ")));
     m_cwd->setText(c.cwd);
+    m_exitWait->setValue(c.exitWaitMs.value_or(m_exitWait->minimum()));
     m_url->setText(c.url.toString());
     m_headers->setPlainText(joinPairs(c.headers, QStringLiteral(": ")));
     m_secretHeaders->setText(c.secretHeaders.join(QStringLiteral(", ")));
@@ -435,6 +443,8 @@ ServerConfig ServerDialog::config() const
             c.env.insert(key, value);
         c.secretEnv = splitNames(m_secretEnv->text());
         c.cwd = m_cwd->text().trimmed();
+        if (m_exitWait->value() != m_exitWait->minimum())
+            c.exitWaitMs = m_exitWait->value();
     } else {
         c.url = QUrl(secretmask::revealUrlPassword(m_url->text().trimmed(), m_hiddenPassword));
         c.headers = splitPairs(

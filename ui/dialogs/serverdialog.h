@@ -74,6 +74,7 @@ private:
     QPlainTextEdit* m_env = nullptr;
     QLineEdit* m_secretEnv = nullptr;
     QLineEdit* m_cwd = nullptr;
+    QSpinBox* m_exitWait = nullptr; ///< ServerConfig::exitWaitMs; its minimum (-1) means unset
     QLineEdit* m_url = nullptr;
     QPlainTextEdit* m_headers = nullptr;
     QLineEdit* m_secretHeaders = nullptr;

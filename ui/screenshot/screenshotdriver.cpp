@@ -6,6 +6,7 @@
 #include "calls/logviewerwindow.h"
 #include "calls/timelineview.h"
 #include "composer/callcomposer.h"
+#include "dialogs/serverdialog.h"
 #include "engine/engine.h"
 #include "engine/serverauth.h"
 #include "engine/serverconnection.h"
@@ -319,6 +320,10 @@ void ScreenshotDriver::stepTasks()
 
 void ScreenshotDriver::finish()
 {
+    if (!m_serverDialogSaved) {
+        m_serverDialogSaved = true;
+        return serverDialogScreenshot([this] { finish(); });
+    }
     if (!m_emptyStateSaved) {
         m_emptyStateSaved = true;
         return emptyStateScreenshot([this] { finish(); });
@@ -574,6 +579,19 @@ void ScreenshotDriver::emptyStateScreenshot(std::function<void()> then)
     QTimer::singleShot(500, this, [this, fresh, then] {
         save(fresh, QStringLiteral("empty-state.png"));
         delete fresh;
+        then();
+    });
+}
+
+void ScreenshotDriver::serverDialogScreenshot(std::function<void()> then)
+{
+    // The stdio demo server's settings, as Edit Server… shows them.
+    auto* dialog = new ServerDialog({}, m_window);
+    dialog->setConfig(connection(StdioServer)->config());
+    dialog->show();
+    QTimer::singleShot(300, this, [this, dialog, then] {
+        save(dialog, QStringLiteral("server-dialog.png"));
+        delete dialog;
         then();
     });
 }

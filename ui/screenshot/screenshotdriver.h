@@ -58,6 +58,7 @@ private:
     void finish();
     /// empty-state.png: a window without a workspace, as on a first start.
     void emptyStateScreenshot(std::function<void()> then);
+    void serverDialogScreenshot(std::function<void()> then);
     /// Shows name's Auth tab after its flow ended (state ok), or fed with steps when it is not configured.
     void authScreenshot(const QString& server, bool expectOk, const QString& file, std::function<void()> then);
     void feedAuthView(bool completed);
@@ -75,6 +76,7 @@ private:
     /// What make screenshot says about the Auth images: "real" or "fed" for each.
     QStringList m_authSources;
     bool m_emptyStateSaved = false;
+    bool m_serverDialogSaved = false;
 };
 
 } // namespace mcpscope
