@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalBlocker>
+#include <QSpacerItem>
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -135,6 +136,8 @@ ServerDialog::ServerDialog(const QStringList& takenNames, QWidget* parent)
     m_exitWait->setToolTip(tr("When the server is stopped, McpScope closes its stdin and waits this long for it to "
                               "exit by itself, then sends SIGTERM to its process group, and SIGKILL 2 s later."));
     stdioForm->addRow(tr("E&xit wait:"), m_exitWait);
+    // The stack is as tall as the HTTP page: the spare height goes below the last row, not between the rows.
+    stdioForm->addItem(new QSpacerItem(0, 0, QSizePolicy::Minimum, QSizePolicy::Expanding));
     m_pages->addWidget(stdio);
 
     auto* http = new QWidget(m_pages);
