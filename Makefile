@@ -10,7 +10,7 @@ NODE22 := tests/peers/node_modules/node/bin/node
 # libsecret-1-0 that qtkeychain opens at run time, and secret-tool for tst_tokenstore's check of the entry.
 DEB_PACKAGES := cmake ninja-build g++ ccache pkg-config \
 	qt6-base-dev qt6-networkauth-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev qtkeychain-qt6-dev \
-	libqt6sql6-sqlite libvalijson-dev libgl-dev libssl-dev zlib1g-dev nodejs npm xvfb xauth \
+	libqt6sql6-sqlite libvalijson-dev libgl-dev libssl-dev zlib1g-dev libsqlite3-dev nodejs npm xvfb xauth \
 	dbus-daemon dbus-bin gnome-keyring libsecret-1-0 libsecret-tools
 
 # Only the fuzz targets need clang and libFuzzer; `make test` never does.
@@ -36,7 +36,7 @@ deps-system:
 	fi
 
 deps-fuzz:
-	@$(MAKE) --no-print-directory deps-system DEB_PACKAGES="cmake ninja-build ccache pkg-config qt6-base-dev qtkeychain-qt6-dev libqt6sql6-sqlite libvalijson-dev libgl-dev libssl-dev zlib1g-dev $(FUZZ_DEB_PACKAGES)"
+	@$(MAKE) --no-print-directory deps-system DEB_PACKAGES="cmake ninja-build ccache pkg-config qt6-base-dev qtkeychain-qt6-dev libqt6sql6-sqlite libvalijson-dev libgl-dev libssl-dev zlib1g-dev libsqlite3-dev $(FUZZ_DEB_PACKAGES)"
 
 deps-node:
 	@# The lock file's contents decide, not its time: a fresh checkout (a git worktree) has a newer lock file,

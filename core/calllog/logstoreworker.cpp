@@ -8,12 +8,20 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QSqlDriver>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QTimer>
 #include <QVariant>
 
 #include <algorithm>
+
+// The calls and wire rows are bound and stepped through SQLite's own API on the handle of the Qt
+// connection: QSqlResult::bindValue formats a ":N" name and looks it up in a hash for every value, and
+// with its QVariant copies it took about as long as SQLite's inserts (perf, bench_calllog). Debian's Qt
+// SQLite driver links the system libsqlite3, as this file does; openDatabase() checks that both are the
+// same SQLite before it uses the handle.
+#include <sqlite3.h>
 
 namespace mcpscope {
 
@@ -35,6 +43,29 @@ constexpr int CheckpointPages = 10000;
 /// many rows. Their 11 parameters each stay under 999, the smallest per-statement limit SQLite builds have.
 constexpr qsizetype CallsPerStatement = 64;
 constexpr int CallColumns = 11;
+
+/// The driver's message for a failed step, as QSQLiteResult reports it, so describeLogStoreError() reads
+/// SQLite's code from nativeErrorCode() either way.
+QSqlError stepError(sqlite3* handle, int code)
+{
+    return QSqlError(QStringLiteral("Unable to execute statement"), QString::fromUtf8(sqlite3_errmsg(handle)),
+        QSqlError::StatementError, QString::number(code));
+}
+
+/// A null string or byte array is SQL NULL, as QSqlResult binds it. SQLITE_STATIC: the rows outlive the step.
+int bindText(sqlite3_stmt* statement, int index, QStringView text)
+{
+    if (text.isNull())
+        return sqlite3_bind_null(statement, index);
+    return sqlite3_bind_text16(statement, index, text.utf16(), int(text.size() * sizeof(char16_t)), SQLITE_STATIC);
+}
+
+int bindBlob(sqlite3_stmt* statement, int index, const QByteArray& bytes)
+{
+    if (bytes.isNull())
+        return sqlite3_bind_null(statement, index);
+    return sqlite3_bind_blob(statement, index, bytes.constData(), int(bytes.size()), SQLITE_STATIC);
+}
 } // namespace
 
 bool LogStoreWorker::fail(const QSqlError& error, QString* message)
@@ -113,7 +144,9 @@ bool LogStoreWorker::openDatabase(QString* error)
                 m_db.rollback();
         }
     }
+    ok = ok && openNative(error);
     if (!ok) {
+        finalizeStatements();
         m_db.close();
         m_db = QSqlDatabase();
         QSqlDatabase::removeDatabase(m_connection);
@@ -158,6 +191,7 @@ void LogStoreWorker::closeDatabase()
     writeQueue();
     delete m_retryTimer;
     m_retryTimer = nullptr;
+    finalizeStatements();
     m_db.close();
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(m_connection);
@@ -221,22 +255,59 @@ QString callUpsert(qsizetype rows)
                          "compressed = excluded.compressed, record = excluded.record");
 }
 
-void bindCall(QSqlQuery& query, int first, const CallRow& row)
-{
-    const CallSummary& call = row.summary;
-    query.bindValue(first, call.callId);
-    query.bindValue(first + 1, call.server);
-    query.bindValue(first + 2, call.tool);
-    query.bindValue(first + 3, call.method);
-    query.bindValue(first + 4, call.startedAt);
-    query.bindValue(first + 5, call.endedAt);
-    query.bindValue(first + 6, outcomeName(call.outcome));
-    query.bindValue(first + 7, call.rule);
-    query.bindValue(first + 8, call.attempts);
-    query.bindValue(first + 9, row.record.compressed);
-    query.bindValue(first + 10, row.record.blob);
-}
 } // namespace
+
+bool LogStoreWorker::openNative(QString* error)
+{
+    const QVariant handle = m_db.driver()->handle();
+    if (handle.isValid() && qstrcmp(handle.typeName(), "sqlite3*") == 0)
+        m_native = *static_cast<sqlite3* const*>(handle.constData());
+    QSqlQuery query(m_db);
+    if (!exec(query, QStringLiteral("SELECT sqlite_source_id()"), error) || !query.next())
+        return false;
+    const QByteArray driverSource = query.value(0).toString().toUtf8();
+    if (!m_native || driverSource != sqlite3_sourceid()) {
+        *error = McpScope::tr("Cannot write the call log %1: Qt's SQLite driver uses SQLite %2, but McpScope was "
+                              "built with SQLite %3; build McpScope against the SQLite that Qt uses")
+                     .arg(m_path, QString::fromUtf8(driverSource), QString::fromUtf8(sqlite3_sourceid()));
+        m_native = nullptr;
+        return false;
+    }
+    return prepare(callUpsert(CallsPerStatement), &m_callChunk, error)
+        && prepare(QStringLiteral("INSERT INTO wire(at, server, direction, compressed, payload) VALUES(?, ?, ?, ?, ?)"),
+            &m_wireInsert, error);
+}
+
+bool LogStoreWorker::prepare(const QString& sql, sqlite3_stmt** statement, QString* message)
+{
+    const int code = sqlite3_prepare16_v3(
+        m_native, sql.utf16(), int(sql.size() * sizeof(char16_t)), SQLITE_PREPARE_PERSISTENT, statement, nullptr);
+    if (code == SQLITE_OK)
+        return true;
+    *statement = nullptr;
+    return fail(QSqlError(QStringLiteral("Unable to prepare statement"), QString::fromUtf8(sqlite3_errmsg(m_native)),
+                    QSqlError::StatementError, QString::number(code)),
+        message);
+}
+
+void LogStoreWorker::finalizeStatements()
+{
+    sqlite3_finalize(m_callChunk);
+    sqlite3_finalize(m_wireInsert);
+    m_callChunk = nullptr;
+    m_wireInsert = nullptr;
+    m_native = nullptr;
+}
+
+bool LogStoreWorker::step(sqlite3_stmt* statement, int bound, QString* message)
+{
+    const int code = bound == SQLITE_OK ? sqlite3_step(statement) : bound;
+    const QSqlError error = code == SQLITE_DONE ? QSqlError() : stepError(m_native, code);
+    sqlite3_reset(statement);
+    // The bound rows leave the queue after the commit: no statement keeps pointing at them.
+    sqlite3_clear_bindings(statement);
+    return code == SQLITE_DONE || fail(error, message);
+}
 
 bool LogStoreWorker::writeBatches(qsizetype count, QString* message)
 {
@@ -245,38 +316,57 @@ bool LogStoreWorker::writeBatches(qsizetype count, QString* message)
         for (const CallRow& row : m_queue.at(b).calls)
             calls.append(&row);
     }
-    // Full chunks share one statement; the rest of the rows take one statement sized for them.
-    QSqlQuery chunk(m_db);
-    if (calls.size() >= CallsPerStatement && !chunk.prepare(callUpsert(CallsPerStatement)))
-        return fail(chunk.lastError(), message);
+    // Full chunks share one persistent statement; the rest of the rows take one statement sized for them.
+    sqlite3_stmt* rest = nullptr;
     const qsizetype tail = calls.size() % CallsPerStatement;
-    QSqlQuery rest(m_db);
-    if (tail > 0 && !rest.prepare(callUpsert(tail)))
-        return fail(rest.lastError(), message);
-    for (qsizetype first = 0; first < calls.size(); first += CallsPerStatement) {
+    if (tail > 0 && !prepare(callUpsert(tail), &rest, message))
+        return false;
+    bool ok = true;
+    for (qsizetype first = 0; ok && first < calls.size(); first += CallsPerStatement) {
         const qsizetype rows = std::min(CallsPerStatement, calls.size() - first);
-        QSqlQuery& call = rows == CallsPerStatement ? chunk : rest;
-        for (qsizetype i = 0; i < rows; ++i)
-            bindCall(call, int(i * CallColumns), *calls.at(first + i));
-        if (!call.exec())
-            return fail(call.lastError(), message);
+        sqlite3_stmt* statement = rows == CallsPerStatement ? m_callChunk : rest;
+        int bound = SQLITE_OK;
+        for (qsizetype i = 0; i < rows && bound == SQLITE_OK; ++i) {
+            const CallRow& row = *calls.at(first + i);
+            const CallSummary& call = row.summary;
+            const int at = int(i * CallColumns) + 1;
+            const int codes[] = {
+                bindText(statement, at, call.callId),
+                bindText(statement, at + 1, call.server),
+                bindText(statement, at + 2, call.tool),
+                bindText(statement, at + 3, call.method),
+                sqlite3_bind_int64(statement, at + 4, call.startedAt),
+                sqlite3_bind_int64(statement, at + 5, call.endedAt),
+                bindText(statement, at + 6, outcomeName(call.outcome)), // the name table's literal outlives the step
+                bindText(statement, at + 7, call.rule),
+                sqlite3_bind_int(statement, at + 8, call.attempts),
+                sqlite3_bind_int(statement, at + 9, row.record.compressed ? 1 : 0),
+                bindBlob(statement, at + 10, row.record.blob),
+            };
+            for (const int code : codes)
+                bound = bound == SQLITE_OK ? code : bound;
+        }
+        ok = step(statement, bound, message);
     }
-    QSqlQuery wire(m_db);
-    if (!wire.prepare(
-            QStringLiteral("INSERT INTO wire(at, server, direction, compressed, payload) VALUES(?, ?, ?, ?, ?)")))
-        return fail(wire.lastError(), message);
-    for (qsizetype b = 0; b < count; ++b) {
+    sqlite3_finalize(rest);
+    for (qsizetype b = 0; ok && b < count; ++b) {
         for (const WireRow& row : m_queue.at(b).wire) {
-            wire.bindValue(0, row.at);
-            wire.bindValue(1, row.server);
-            wire.bindValue(2, row.direction);
-            wire.bindValue(3, row.payload.compressed);
-            wire.bindValue(4, row.payload.blob);
-            if (!wire.exec())
-                return fail(wire.lastError(), message);
+            const int codes[] = {
+                sqlite3_bind_int64(m_wireInsert, 1, row.at),
+                bindText(m_wireInsert, 2, row.server),
+                bindText(m_wireInsert, 3, row.direction),
+                sqlite3_bind_int(m_wireInsert, 4, row.payload.compressed ? 1 : 0),
+                bindBlob(m_wireInsert, 5, row.payload.blob),
+            };
+            int bound = SQLITE_OK;
+            for (const int code : codes)
+                bound = bound == SQLITE_OK ? code : bound;
+            ok = step(m_wireInsert, bound, message);
+            if (!ok)
+                break;
         }
     }
-    return true;
+    return ok;
 }
 
 void LogStoreWorker::writeQueue()

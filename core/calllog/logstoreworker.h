@@ -10,6 +10,8 @@
 class QSqlError;
 class QSqlQuery;
 class QTimer;
+struct sqlite3;
+struct sqlite3_stmt;
 
 namespace mcpscope {
 
@@ -47,10 +49,19 @@ private:
     void writeQueue();
     bool writeBatches(qsizetype count, QString* message);
     bool markInterrupted(QString* message);
+    /// Takes the connection's sqlite3 handle and prepares the persistent statements writeBatches() binds.
+    bool openNative(QString* error);
+    bool prepare(const QString& sql, sqlite3_stmt** statement, QString* message);
+    /// Steps a bound statement (bound: the first failed bind's code, or SQLITE_OK) and resets it.
+    bool step(sqlite3_stmt* statement, int bound, QString* message);
+    void finalizeStatements();
 
     QString m_path;
     QString m_connection;
     QSqlDatabase m_db;
+    sqlite3* m_native = nullptr; ///< m_db's handle, owned by the Qt driver
+    sqlite3_stmt* m_callChunk = nullptr; ///< the upsert of CallsPerStatement calls
+    sqlite3_stmt* m_wireInsert = nullptr;
     QList<EncodedBatch> m_queue;
     qsizetype m_queuedRows = 0;
     bool m_writeScheduled = false;
