@@ -14,7 +14,32 @@
 
 #include <algorithm>
 
+#ifdef Q_OS_LINUX
+#include <cerrno>
+#include <sys/resource.h>
+#endif
+
 namespace mcpscope {
+
+namespace {
+/// How much lower the store's encoder and writer threads run than the thread that opened the store.
+constexpr int WorkerNice = 5;
+
+/// The log's threads are background work: when the cores are busy (a flood of calls on 2 cores), the
+/// GUI thread gets one first and the log catches up behind it; records wait in memory meanwhile, none is
+/// dropped. Linux gives each thread a nice value of its own. QThread::setPriority() changes nothing under
+/// Linux's default scheduling policy, short of IdlePriority, which could starve the log for as long as
+/// anything else runs.
+void runBehindTheGuiThread()
+{
+#ifdef Q_OS_LINUX
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, 0); // 0: the calling thread, on Linux
+    if (errno == 0)
+        setpriority(PRIO_PROCESS, 0, std::min(nice + WorkerNice, 19));
+#endif
+}
+} // namespace
 
 LogStore::LogStore(QObject* parent)
     : QObject(parent)
@@ -27,6 +52,9 @@ LogStore::LogStore(QObject* parent)
     m_readPool.setExpiryTimeout(-1);
     m_reader = std::make_shared<LogStoreReader>();
     m_encodeThread.setObjectName(QStringLiteral("LogStore encoder"));
+    // Direct: started() is emitted in the new thread, each time open() starts it.
+    connect(&m_thread, &QThread::started, &m_thread, runBehindTheGuiThread, Qt::DirectConnection);
+    connect(&m_encodeThread, &QThread::started, &m_encodeThread, runBehindTheGuiThread, Qt::DirectConnection);
 }
 
 LogStore::~LogStore()
