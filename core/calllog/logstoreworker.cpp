@@ -37,9 +37,14 @@ constexpr qsizetype MaxTransactionRows = 10000;
 /// 32 MiB held about 20 MB of the app's RSS after 10,000 calls (issue 17); 8 MiB still holds the
 /// call-id index of the most recent ~100k calls.
 constexpr int WriteCacheKiB = 8 * 1024;
-/// WAL pages (4 KB each by default) after which a commit folds the WAL back into the database.
-constexpr int CheckpointPages = 10000;
-/// Calls per multi-row upsert: one statement, and one trip through Qt Sql and SQLite's VM set-up, for
+/// The page size of a new log. A record is about 1 KB: 16 KiB pages hold more of them per page, per WAL
+/// frame and per write, and the call-id index is shallower. bench_calllog, 1M records: committed
+/// 92k/s with 4 KiB pages, 112-115k/s with 16 KiB, and a file of 1.08-1.16 GB instead of 1.30 GB.
+/// An existing log keeps its page size.
+constexpr int PageBytes = 16 * 1024;
+/// WAL bytes after which a commit folds the WAL back into the database.
+constexpr int CheckpointBytes = 40 * 1024 * 1024;
+/// Calls per multi-row upsert: one statement, and one trip through SQLite's VM set-up, for
 /// many rows. Their 11 parameters each stay under 999, the smallest per-statement limit SQLite builds have.
 constexpr qsizetype CallsPerStatement = 64;
 constexpr int CallColumns = 11;
@@ -107,6 +112,8 @@ bool LogStoreWorker::openDatabase(QString* error)
                       .arg(LogStore::SchemaVersion);
             ok = false;
         }
+        // Before WAL mode: only a new, empty file takes it.
+        ok = ok && exec(query, QStringLiteral("PRAGMA page_size=%1").arg(PageBytes), error);
         ok = ok && exec(query, QStringLiteral("PRAGMA journal_mode=WAL"), error) && query.next();
         if (ok && query.value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
             *error = McpScope::tr("%1 cannot be opened for writing (journal mode stays %2)")
@@ -120,7 +127,9 @@ bool LogStoreWorker::openDatabase(QString* error)
         // Checkpoints every ~40 MB of WAL rather than every 4 MB: a page that several transactions changed
         // (an index page, the table's last page) is copied into the database once instead of each time.
         // Only when the WAL is folded back changes; every commit is as durable as before.
-        ok = ok && exec(query, QStringLiteral("PRAGMA wal_autocheckpoint=%1").arg(CheckpointPages), error);
+        ok = ok && exec(query, QStringLiteral("PRAGMA page_size"), error) && query.next();
+        const int pageBytes = ok ? std::max(512, query.value(0).toInt()) : PageBytes;
+        ok = ok && exec(query, QStringLiteral("PRAGMA wal_autocheckpoint=%1").arg(CheckpointBytes / pageBytes), error);
         // IMMEDIATE takes the write lock now, so a locked or read-only file fails here, not later.
         ok = ok && exec(query, QStringLiteral("BEGIN IMMEDIATE"), error);
         if (ok) {

@@ -407,7 +407,8 @@ int main(int argc, char* argv[])
             "store's worker and other jobs) did not schedule the GUI thread\n");
     if (figures.committedPerSec < AppendGoal && figures.acceptedPerSec >= AppendGoal)
         std::printf("  why MISS (committed): the GUI thread keeps up; the store's encoder thread (CallRecord::"
-                    "toCompactJson and the secret scan) and its writer thread (64-row Qt Sql upserts, WAL) share %d "
+                    "toCompactJson and the secret scan) and its writer thread (64-row upserts bound through SQLite's "
+                    "API, WAL) share %d "
                     "cores with the GUI thread, about %.1f us per record; appended records wait in memory until "
                     "committed and none is lost\n",
             QThread::idealThreadCount(), 1e6 / figures.committedPerSec);
