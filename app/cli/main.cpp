@@ -2,6 +2,7 @@
 #include "cli/exitcodes.h"
 #include "common/terminationwatcher.h"
 #include "transport/childreaper.h"
+#include "transport/heappolicy.h"
 #include "transport/processgroupstop.h"
 
 #include <QCoreApplication>
@@ -28,6 +29,7 @@ int finishWith(std::unique_ptr<mcpscope::CliApp> cli, int exitCode)
 int main(int argc, char* argv[])
 {
     // Before any child starts: what leaves a server's group is handed to us, not to init.
+    mcpscope::pinLargeBlockThreshold();
     mcpscope::ChildReaper::becomeSubreaper();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("mcpscope-cli"));

@@ -3,6 +3,7 @@
 #include "mainwindow/mainwindow.h"
 #include "screenshot/screenshotdriver.h"
 #include "transport/childreaper.h"
+#include "transport/heappolicy.h"
 #include "transport/processgroupstop.h"
 
 #include <QApplication>
@@ -22,6 +23,7 @@ constexpr int DescendantGraceMs = 1500;
 int main(int argc, char* argv[])
 {
     // Before any child starts: what leaves a server's group is handed to us, not to init.
+    mcpscope::pinLargeBlockThreshold();
     mcpscope::ChildReaper::becomeSubreaper();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("McpScope"));

@@ -18,6 +18,7 @@
 #include "mainwindow/mainwindow.h"
 #include "result/resultview.h"
 #include "session/clientsession.h"
+#include "transport/heappolicy.h"
 #include "transport/processgroupstop.h"
 
 #include "benchsupport.h"
@@ -185,6 +186,7 @@ int runText(const QString& dir, const QString& peer)
 
 int main(int argc, char** argv)
 {
+    pinLargeBlockThreshold(); // as the app's main() does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QTemporaryDir scratch;

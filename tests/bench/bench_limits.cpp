@@ -19,6 +19,7 @@
 #include "mainwindow/workspacesession.h"
 #include "models/trafficmodel.h"
 #include "session/clientsession.h"
+#include "transport/heappolicy.h"
 #include "transport/processgroupstop.h"
 
 #include "guibench.h"
@@ -300,6 +301,7 @@ int runServers(const QString& dir, const QString& peer)
 
 int main(int argc, char** argv)
 {
+    pinLargeBlockThreshold(); // as the app's main() does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QTemporaryDir scratch;
