@@ -1,6 +1,7 @@
 #include "logstoreencoder.h"
 
 #include "calllog/compactjsonwriter.h"
+#include "calllog/namesearch.h"
 
 #include <QJsonDocument>
 #include <QtEndian>
@@ -16,104 +17,6 @@ namespace {
 /// Payloads above this are compressed. zlib's set-up alone costs tens of microseconds, more than a
 /// small record saves; records of a few attempts stay plain, large results (and wire bodies) shrink.
 constexpr qsizetype CompressAbove = 4096;
-
-char asciiLower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
-}
-
-char asciiUpper(char c)
-{
-    return c >= 'a' && c <= 'z' ? char(c - 'a' + 'A') : c;
-}
-
-/// The sensitive header names of a redactor, lowercased, for NameSearch. Empty optional when a
-/// name is not plain ASCII: then only the full redaction is exact.
-std::optional<QList<QByteArray>> asciiNames(const Redactor& redactor)
-{
-    QList<QByteArray> names;
-    for (const QString& name : redactor.sensitiveHeaders()) {
-        for (QChar c : name) {
-            if (c.unicode() > 0x7f)
-                return std::nullopt;
-        }
-        if (!name.isEmpty())
-            names.append(name.toLower().toLatin1());
-    }
-    return names;
-}
-
-/// Finds any of some names (lowercase ASCII, none empty) in text, ignoring ASCII case. Runs on every
-/// record, so it is Horspool's search for all names at once: a window as long as the shortest name moves
-/// by what its last byte allows, and most bytes of the text are never looked at.
-class NameSearch
-{
-public:
-    explicit NameSearch(const QList<QByteArray>& names)
-    {
-        // A name that contains another ("set-cookie", "cookie") is found whenever it is: only the shorter
-        // one is searched for. Fewer names leave fewer bytes that stop the window or shorten its moves.
-        for (const QByteArray& name : names) {
-            const bool redundant = std::any_of(names.cbegin(), names.cend(),
-                [&name](const QByteArray& other) { return other.size() < name.size() && name.contains(other); });
-            if (!redundant && !m_names.contains(name))
-                m_names.append(name);
-        }
-        if (m_names.isEmpty())
-            return;
-        m_window = m_names.first().size();
-        for (const QByteArray& name : std::as_const(m_names))
-            m_window = std::min(m_window, name.size());
-        // m_skip[c]: how far the window may move when its last byte is c without passing the start of a
-        // name; m_ends[c]: the first m_window bytes of some name end in c, so the names are compared there.
-        m_skip.fill(m_window);
-        for (const QByteArray& name : std::as_const(m_names)) {
-            for (qsizetype j = 0; j + 1 < m_window; ++j) {
-                for (const char c : { name.at(j), asciiUpper(name.at(j)) })
-                    m_skip[uchar(c)] = std::min(m_skip[uchar(c)], m_window - 1 - j);
-            }
-            for (const char c : { name.at(m_window - 1), asciiUpper(name.at(m_window - 1)) })
-                m_ends[uchar(c)] = true;
-        }
-    }
-
-    /// The longest name, or 0 when there are none.
-    qsizetype longest() const
-    {
-        qsizetype longest = 0;
-        for (const QByteArray& name : m_names)
-            longest = std::max(longest, name.size());
-        return longest;
-    }
-
-    bool foundIn(QByteArrayView text) const
-    {
-        if (m_names.isEmpty())
-            return false;
-        const char* data = text.data();
-        const qsizetype size = text.size();
-        for (qsizetype i = 0; i + m_window <= size; i += m_skip[uchar(data[i + m_window - 1])]) {
-            if (!m_ends[uchar(data[i + m_window - 1])])
-                continue;
-            for (const QByteArray& name : m_names) {
-                if (name.size() > size - i)
-                    continue;
-                qsizetype k = 0;
-                while (k < name.size() && asciiLower(data[i + k]) == name.at(k))
-                    ++k;
-                if (k == name.size())
-                    return true;
-            }
-        }
-        return false;
-    }
-
-private:
-    QList<QByteArray> m_names;
-    qsizetype m_window = 0;
-    std::array<qsizetype, 256> m_skip {};
-    std::array<bool, 256> m_ends {};
-};
 
 /// A large record's JSON text, compressed as the writer drains it into qCompress()'s format (the length,
 /// big-endian, then one zlib stream at the default level; qUncompress() reads it), and scanned on the way
@@ -232,8 +135,7 @@ std::optional<CallRecord> decodeRecord(const QByteArray& blob, bool compressed)
 EncodedBatch encodeBatch(const LogBatch& batch)
 {
     const Redactor& redactor = batch.redactor;
-    const std::optional<QList<QByteArray>> names = asciiNames(redactor);
-    const std::optional<NameSearch> search = names ? std::optional<NameSearch>(*names) : std::nullopt;
+    const NameSearch* search = redactor.headerSearch();
     EncodedBatch out;
     out.upToSequence = batch.upToSequence;
     out.calls.reserve(batch.calls.size());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "calllog/callrecord.h"
+#include "calllog/namesearch.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -11,6 +12,7 @@
 
 #include <array>
 #include <bitset>
+#include <optional>
 
 namespace mcpscope {
 
@@ -72,6 +74,9 @@ public:
     qsizetype longestSecretValue() const;
     /// Redacts a wire exchange in place: sensitive header values, and secrets in URLs, bodies and lines.
     void redactExchange(WireExchange& exchange) const;
+    /// A search for the sensitive header names in UTF-8 text, ignoring ASCII case; null when a name is
+    /// not ASCII (then only the full redaction is exact).
+    const NameSearch* headerSearch() const { return m_headerSearch ? &*m_headerSearch : nullptr; }
 
 private:
     void rebuild();
@@ -88,6 +93,7 @@ private:
     bool m_headersAscii = true; ///< every name in m_headers is ASCII: m_headerBytes compare exactly as Qt would
     std::array<bool, 256> m_headerFirst {}; ///< the first bytes of m_headerBytes, in either case
     std::bitset<65536> m_headerStart; ///< the first two bytes of m_headerBytes, in either case, as (b0 << 8) | b1
+    std::optional<NameSearch> m_headerSearch; ///< over m_headerBytes, when m_headersAscii
     QList<QByteArray> m_valueBytes; ///< m_values in UTF-8, for mayHoldSecret
     QRegularExpression m_jsonMember; ///< "Authorization": "value" inside raw JSON text
     QRegularExpression m_headerLine; ///< Authorization: value, up to the line's (or JSON string's) end

@@ -1,6 +1,7 @@
 // Value scrubbing: secret values are found in nested JSON, error texts, wire bytes and URLs, and
 // shown URLs never carry their userinfo.
 
+#include "calllog/namesearch.h"
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
 #include "transport/httpcommon.h"
@@ -194,6 +195,43 @@ private Q_SLOTS:
         QCOMPARE(exchange.http.first().requestHeaders, expected);
         QCOMPARE(exchange.http.first().responseHeaders, (WireHeaders { { "set-cookie", "[redacted]" } }));
         QCOMPARE(exchange.http.first().url, QStringLiteral("http://127.0.0.1:9/mcp"));
+    }
+
+    // NameSearch (the quick test before a record or wire message is redacted) finds a name exactly where
+    // a case-insensitive search for each name does: at either end of the text, in any case, when its
+    // rarest byte turns up often before it, and not when only part of it is there.
+    void nameSearchFindsWhatAPlainSearchFinds_data()
+    {
+        QTest::addColumn<QByteArrayList>("names");
+        QTest::addColumn<QByteArray>("text");
+        const QByteArrayList defaults { "authorization", "cookie", "set-cookie", "proxy-authorization" };
+        QTest::newRow("none") << defaults << QByteArray(R"({"jsonrpc":"2.0","id":7,"result":{"zzz":"kkk"}})");
+        QTest::newRow("at the start") << defaults << QByteArray("Authorization: Bearer x");
+        QTest::newRow("at the end") << defaults << QByteArray("sent a coOKIE");
+        QTest::newRow("the whole text") << defaults << QByteArray("cookie");
+        QTest::newRow("shorter than a name") << defaults << QByteArray("cook");
+        QTest::newRow("only parts") << defaults << QByteArray("authori-zation, cookiE-less? cooki e, ZZZ kkk");
+        QTest::newRow("anchor byte before and after") << defaults << QByteArray("kkkkkkcookiekkkk");
+        QTest::newRow("anchor right at the start") << defaults << QByteArray("kie: x");
+        QTest::newRow("upper-case anchor") << defaults << QByteArray("PROXY-AUTHORIZATION: x");
+        QTest::newRow("a name of one byte") << QByteArrayList { "q" } << QByteArray("a: 1, Q: 2");
+        QTest::newRow("a name of one byte, absent") << QByteArrayList { "q" } << QByteArray("a: 1, b: 2");
+        QTest::newRow("digits and dashes only") << QByteArrayList { "x-9-1" } << QByteArray("x-9-0, X-9-1");
+        QTest::newRow("no names") << QByteArrayList {} << QByteArray("authorization");
+        QTest::newRow("non-ASCII bytes around") << defaults << QByteArray("\xc3\x89\xe2\x84\xaa" "COOKIE\xff");
+    }
+
+    void nameSearchFindsWhatAPlainSearchFinds()
+    {
+        QFETCH(QByteArrayList, names);
+        QFETCH(QByteArray, text);
+        bool expected = false;
+        for (const QByteArray& name : std::as_const(names))
+            expected = expected || text.toLower().contains(name);
+        QCOMPARE(NameSearch(names).foundIn(text), expected);
+        // The same in the middle of a longer text, where the anchors of other names turn up too.
+        const QByteArray padded = QByteArray("zZkK ").repeated(40) + text + QByteArray(" zZkK").repeated(40);
+        QCOMPARE(NameSearch(names).foundIn(padded), expected);
     }
 };
 
