@@ -67,6 +67,8 @@ private:
     void save(QWidget* widget, const QString& name);
     void fail(const QString& why);
     ServerConnection* connection(const QString& name) const;
+    /// The demo workspace's Streamable HTTP server, whose flow feedAuthView() (authfeed.cpp) shows.
+    static QString httpServerName();
 
     QPointer<MainWindow> m_window;
     QString m_directory;
