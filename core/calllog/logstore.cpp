@@ -52,9 +52,6 @@ LogStore::LogStore(QObject* parent)
     m_readPool.setExpiryTimeout(-1);
     m_reader = std::make_shared<LogStoreReader>();
     m_encodeThread.setObjectName(QStringLiteral("LogStore encoder"));
-    // Direct: started() is emitted in the new thread, each time open() starts it.
-    connect(&m_thread, &QThread::started, &m_thread, runBehindTheGuiThread, Qt::DirectConnection);
-    connect(&m_encodeThread, &QThread::started, &m_encodeThread, runBehindTheGuiThread, Qt::DirectConnection);
 }
 
 LogStore::~LogStore()
@@ -69,6 +66,10 @@ bool LogStore::open(const QString& path, QString* error)
     auto* worker = new LogStoreWorker(path, QStringLiteral("mcpscope-log-write-") + id);
     worker->moveToThread(&m_thread);
     m_thread.start();
+    // Queued to each thread, each time open() starts it, before anything else it runs. (A DirectConnection
+    // to QThread::started() would do the same, but ThreadSanitizer cannot see that QThread::wait() orders
+    // the thread's use of that connection before close() deletes it.)
+    QMetaObject::invokeMethod(worker, runBehindTheGuiThread, Qt::QueuedConnection);
     bool ok = false;
     QString message;
     // Opening blocks, bounded by SQLite's busy timeout: open() reports a file that cannot be used at once,
@@ -87,6 +88,7 @@ bool LogStore::open(const QString& path, QString* error)
     m_encoder = new QObject;
     m_encoder->moveToThread(&m_encodeThread);
     m_encodeThread.start();
+    QMetaObject::invokeMethod(m_encoder, runBehindTheGuiThread, Qt::QueuedConnection);
     m_path = path;
     m_sequence = 0;
     m_committed = 0;
