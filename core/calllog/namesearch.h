@@ -25,9 +25,8 @@ public:
         for (const QByteArray& name : names) {
             const bool redundant = std::any_of(names.cbegin(), names.cend(),
                 [&name](const QByteArray& other) { return other.size() < name.size() && name.contains(other); });
-            if (redundant || name.isEmpty() || std::any_of(m_names.cbegin(), m_names.cend(), [&name](const Anchored& a) {
-                    return a.name == name;
-                }))
+            if (redundant || name.isEmpty()
+                || std::any_of(m_names.cbegin(), m_names.cend(), [&name](const Anchored& a) { return a.name == name; }))
                 continue;
             qsizetype at = 0;
             for (qsizetype j = 1; j < name.size(); ++j) {

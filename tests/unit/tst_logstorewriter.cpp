@@ -146,8 +146,8 @@ void TestLogStoreWriter::storesEachColumnAsTheQtBindingDid()
         QCOMPARE(query.value(10).toString(), QStringLiteral("blob"));
     }
     QCOMPARE(n, Calls);
-    QCOMPARE(raw.value(QStringLiteral("SELECT server || ' ' || direction || ' ' || at FROM wire WHERE id = 2"))
-                 .toString(),
+    QCOMPARE(
+        raw.value(QStringLiteral("SELECT server || ' ' || direction || ' ' || at FROM wire WHERE id = 2")).toString(),
         QStringLiteral("bêta in 1700000000002"));
 }
 

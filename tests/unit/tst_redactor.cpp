@@ -218,7 +218,9 @@ private Q_SLOTS:
         QTest::newRow("a name of one byte, absent") << QByteArrayList { "q" } << QByteArray("a: 1, b: 2");
         QTest::newRow("digits and dashes only") << QByteArrayList { "x-9-1" } << QByteArray("x-9-0, X-9-1");
         QTest::newRow("no names") << QByteArrayList {} << QByteArray("authorization");
-        QTest::newRow("non-ASCII bytes around") << defaults << QByteArray("\xc3\x89\xe2\x84\xaa" "COOKIE\xff");
+        QTest::newRow("non-ASCII bytes around") << defaults
+                                                << QByteArray("\xc3\x89\xe2\x84\xaa"
+                                                              "COOKIE\xff");
     }
 
     void nameSearchFindsWhatAPlainSearchFinds()
