@@ -15,6 +15,7 @@
 #include <QVariant>
 
 #include <algorithm>
+#include <initializer_list>
 
 // The calls and wire rows are bound and stepped through SQLite's own API on the handle of the Qt
 // connection: QSqlResult::bindValue formats a ":N" name and looks it up in a hash for every value, and
@@ -49,12 +50,22 @@ constexpr int CheckpointBytes = 40 * 1024 * 1024;
 constexpr qsizetype CallsPerStatement = 64;
 constexpr int CallColumns = 11;
 
-/// The driver's message for a failed step, as QSQLiteResult reports it, so describeLogStoreError() reads
-/// SQLite's code from nativeErrorCode() either way.
-QSqlError stepError(sqlite3* handle, int code)
+/// A failed prepare or step as QSQLiteResult reports it (driverText is its message), so
+/// describeLogStoreError() reads SQLite's code from nativeErrorCode() either way.
+QSqlError nativeError(sqlite3* handle, const QString& driverText, int code)
 {
-    return QSqlError(QStringLiteral("Unable to execute statement"), QString::fromUtf8(sqlite3_errmsg(handle)),
-        QSqlError::StatementError, QString::number(code));
+    return QSqlError(
+        driverText, QString::fromUtf8(sqlite3_errmsg(handle)), QSqlError::StatementError, QString::number(code));
+}
+
+/// The first of some sqlite3_bind_* results that is not SQLITE_OK, or SQLITE_OK.
+int firstFailure(std::initializer_list<int> codes)
+{
+    for (const int code : codes) {
+        if (code != SQLITE_OK)
+            return code;
+    }
+    return SQLITE_OK;
 }
 
 /// A null string or byte array is SQL NULL, as QSqlResult binds it. SQLITE_STATIC: the rows outlive the step.
@@ -294,9 +305,7 @@ bool LogStoreWorker::prepare(const QString& sql, sqlite3_stmt** statement, QStri
     if (code == SQLITE_OK)
         return true;
     *statement = nullptr;
-    return fail(QSqlError(QStringLiteral("Unable to prepare statement"), QString::fromUtf8(sqlite3_errmsg(m_native)),
-                    QSqlError::StatementError, QString::number(code)),
-        message);
+    return fail(nativeError(m_native, QStringLiteral("Unable to prepare statement"), code), message);
 }
 
 void LogStoreWorker::finalizeStatements()
@@ -311,7 +320,9 @@ void LogStoreWorker::finalizeStatements()
 bool LogStoreWorker::step(sqlite3_stmt* statement, int bound, QString* message)
 {
     const int code = bound == SQLITE_OK ? sqlite3_step(statement) : bound;
-    const QSqlError error = code == SQLITE_DONE ? QSqlError() : stepError(m_native, code);
+    const QSqlError error = code == SQLITE_DONE
+        ? QSqlError()
+        : nativeError(m_native, QStringLiteral("Unable to execute statement"), code);
     sqlite3_reset(statement);
     // The bound rows leave the queue after the commit: no statement keeps pointing at them.
     sqlite3_clear_bindings(statement);
@@ -339,7 +350,7 @@ bool LogStoreWorker::writeBatches(qsizetype count, QString* message)
             const CallRow& row = *calls.at(first + i);
             const CallSummary& call = row.summary;
             const int at = int(i * CallColumns) + 1;
-            const int codes[] = {
+            bound = firstFailure({
                 bindText(statement, at, call.callId),
                 bindText(statement, at + 1, call.server),
                 bindText(statement, at + 2, call.tool),
@@ -351,25 +362,20 @@ bool LogStoreWorker::writeBatches(qsizetype count, QString* message)
                 sqlite3_bind_int(statement, at + 8, call.attempts),
                 sqlite3_bind_int(statement, at + 9, row.record.compressed ? 1 : 0),
                 bindBlob(statement, at + 10, row.record.blob),
-            };
-            for (const int code : codes)
-                bound = bound == SQLITE_OK ? code : bound;
+            });
         }
         ok = step(statement, bound, message);
     }
     sqlite3_finalize(rest);
     for (qsizetype b = 0; ok && b < count; ++b) {
         for (const WireRow& row : m_queue.at(b).wire) {
-            const int codes[] = {
+            const int bound = firstFailure({
                 sqlite3_bind_int64(m_wireInsert, 1, row.at),
                 bindText(m_wireInsert, 2, row.server),
                 bindText(m_wireInsert, 3, row.direction),
                 sqlite3_bind_int(m_wireInsert, 4, row.payload.compressed ? 1 : 0),
                 bindBlob(m_wireInsert, 5, row.payload.blob),
-            };
-            int bound = SQLITE_OK;
-            for (const int code : codes)
-                bound = bound == SQLITE_OK ? code : bound;
+            });
             ok = step(m_wireInsert, bound, message);
             if (!ok)
                 break;

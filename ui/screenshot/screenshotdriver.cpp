@@ -427,12 +427,7 @@ void ScreenshotDriver::emptyStateScreenshot(std::function<void()> then)
     // What a first start shows: a second window, on no workspace.
     auto* fresh = new MainWindow();
     fresh->resize(m_window->size());
-    fresh->show();
-    QTimer::singleShot(500, this, [this, fresh, then] {
-        save(fresh, QStringLiteral("empty-state.png"));
-        delete fresh;
-        then();
-    });
+    saveShown(fresh, 500, QStringLiteral("empty-state.png"), std::move(then));
 }
 
 void ScreenshotDriver::serverDialogScreenshot(std::function<void()> then)
@@ -440,10 +435,15 @@ void ScreenshotDriver::serverDialogScreenshot(std::function<void()> then)
     // The stdio demo server's settings, as Edit Server… shows them.
     auto* dialog = new ServerDialog({}, m_window);
     dialog->setConfig(connection(StdioServer)->config());
-    dialog->show();
-    QTimer::singleShot(300, this, [this, dialog, then] {
-        save(dialog, QStringLiteral("server-dialog.png"));
-        delete dialog;
+    saveShown(dialog, 300, QStringLiteral("server-dialog.png"), std::move(then));
+}
+
+void ScreenshotDriver::saveShown(QWidget* widget, int settleMs, const QString& name, std::function<void()> then)
+{
+    widget->show();
+    QTimer::singleShot(settleMs, this, [this, widget, name, then] {
+        save(widget, name);
+        delete widget;
         then();
     });
 }

@@ -59,6 +59,8 @@ private:
     /// empty-state.png: a window without a workspace, as on a first start.
     void emptyStateScreenshot(std::function<void()> then);
     void serverDialogScreenshot(std::function<void()> then);
+    /// Shows widget (a top-level window of its own), saves it as name once it has settled, deletes it, then.
+    void saveShown(QWidget* widget, int settleMs, const QString& name, std::function<void()> then);
     /// Shows name's Auth tab after its flow ended (state ok), or fed with steps when it is not configured.
     void authScreenshot(const QString& server, bool expectOk, const QString& file, std::function<void()> then);
     void feedAuthView(bool completed);
