@@ -221,7 +221,7 @@ void CallRunner::send(const RequestOptions& ro)
             m_record.method, m_params, ro, [this](const Reply& reply) { onAttemptReply(reply); }, this);
         *m_requestId = id;
         if (!m_record.attempts.isEmpty() && m_record.attempts.last().requestId.isEmpty())
-            m_record.attempts.last().requestId = idKey(id).mid(1);
+            m_record.attempts.last().requestId = idKey(id).display();
     };
     if (m_connection->activeTransport() == TransportKind::Stdio)
         m_faults->sendWithNextFault(session->transport(), session->isReady(), m_requestId, request);

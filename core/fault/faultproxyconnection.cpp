@@ -197,7 +197,7 @@ void FaultProxyConnection::handleRequest()
         // A legacy server answers this POST with 202 and the response on the session's event stream,
         // which must not get it either. Registered before forwarding: the stream may carry the answer
         // before the 202 is through.
-        m_withholdKey = legacyStreamKey(m_request->target) + u'\n' + idKey(m_rpcId);
+        m_withholdKey = legacyStreamKey(m_request->target) + u'\n' + idKey(m_rpcId).toString();
         m_proxy->withholdResponse(m_withholdKey, { this, m_generation, *m_fault, m_rpcMethod, m_rpcId });
         break;
     default:

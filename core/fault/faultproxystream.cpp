@@ -138,7 +138,7 @@ void FaultProxyConnection::relayStreamEvents(bool atEnd)
             const DecodeResult decoded = JsonRpcCodec::decode(event.data);
             if (!decoded || !decoded.message.isReply())
                 continue;
-            const auto taken = m_proxy->takeWithheld(m_streamKey + u'\n' + idKey(decoded.message.id));
+            const auto taken = m_proxy->takeWithheld(m_streamKey + u'\n' + idKey(decoded.message.id).toString());
             if (!taken)
                 continue;
             withheld = true;

@@ -38,7 +38,7 @@ void StdioFaultInjector::sendWithNextFault(Transport* transport, bool peerReady,
                 // The bytes are in the pipe: kill now, before the child can answer.
                 transport->abort();
                 Q_EMIT fired(tr("kill-after-write: killed the stdio server after request %1 was written")
-                                 .arg(idKey(written).mid(1)));
+                                 .arg(idKey(written).display()));
             });
         // Stopped before the write, killed right after it: the request is in the pipe but the child
         // can never have answered, however fast it is (and however slow we are under a sanitizer).

@@ -2,9 +2,6 @@
 
 #include <QJsonDocument>
 
-#include <algorithm>
-#include <iterator>
-
 namespace mcpscope {
 
 QJsonObject JsonRpcError::toJson() const
@@ -101,31 +98,39 @@ JsonRpcMessage JsonRpcMessage::errorResponse(const QJsonValue& id, const JsonRpc
     return message;
 }
 
-QString idKey(const QJsonValue& id)
+IdKey::IdKey(const QJsonValue& id)
 {
-    // Called several times per request: built with one allocation each.
     if (id.isDouble()) {
-        const qint64 value = id.toInteger();
-        char16_t buffer[24];
-        char16_t* const end = buffer + std::size(buffer);
-        char16_t* p = end;
-        quint64 magnitude = value < 0 ? quint64(0) - quint64(value) : quint64(value);
-        do {
-            *--p = char16_t(u'0' + magnitude % 10);
-            magnitude /= 10;
-        } while (magnitude != 0);
-        if (value < 0)
-            *--p = u'-';
-        *--p = u'n';
-        return QString(reinterpret_cast<const QChar*>(p), end - p);
+        m_kind = Kind::Number;
+        m_number = id.toInteger();
+    } else if (id.isString()) {
+        m_kind = Kind::Text;
+        m_text = id.toString();
     }
-    if (id.isString()) {
-        const QString text = id.toString();
-        QString key(text.size() + 1, Qt::Uninitialized);
-        QChar* out = key.data();
-        out[0] = u's';
-        std::copy(text.cbegin(), text.cend(), out + 1);
-        return key;
+}
+
+QString IdKey::display() const
+{
+    switch (m_kind) {
+    case Kind::Number:
+        return QString::number(m_number);
+    case Kind::Text:
+        return m_text;
+    case Kind::None:
+        break;
+    }
+    return {};
+}
+
+QString IdKey::toString() const
+{
+    switch (m_kind) {
+    case Kind::Number:
+        return QString::number(m_number).prepend(u'n');
+    case Kind::Text:
+        return QString(m_text).prepend(u's');
+    case Kind::None:
+        break;
     }
     return {};
 }

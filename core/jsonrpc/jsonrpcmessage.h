@@ -62,7 +62,41 @@ struct JsonRpcMessage
     static JsonRpcMessage errorResponse(const QJsonValue& id, const JsonRpcError& error);
 };
 
-/// A stable key for an id, so that 1 and "1" stay distinct in hash maps.
-QString idKey(const QJsonValue& id);
+/// A JSON-RPC id as a hash key, so that 1 and "1" stay distinct. Integer ids (all that McpScope sends)
+/// hash and compare as integers: several maps look an id up on every message, and hashing a string
+/// built per lookup was a tenth of a stdio call's CPU. Any other id (null, bool, object) is the empty key.
+class IdKey
+{
+public:
+    IdKey() = default;
+    explicit IdKey(const QJsonValue& id);
+
+    bool isEmpty() const { return m_kind == Kind::None; }
+    /// "n" and the digits for a number, "s" and the text for a string, empty for any other id.
+    QString toString() const;
+    /// The id as the wire wrote it: a number's digits or a string's text (toString() without its tag).
+    QString display() const;
+
+    friend bool operator==(const IdKey& a, const IdKey& b) noexcept
+    {
+        return a.m_kind == b.m_kind && a.m_number == b.m_number && a.m_text == b.m_text;
+    }
+    friend bool operator!=(const IdKey& a, const IdKey& b) noexcept { return !(a == b); }
+    friend size_t qHash(const IdKey& key, size_t seed = 0) noexcept
+    {
+        return key.m_kind == Kind::Text ? qHash(key.m_text, seed) : qHash(key.m_number, seed) ^ size_t(key.m_kind);
+    }
+
+private:
+    enum class Kind : quint8 { None, Number, Text };
+    Kind m_kind = Kind::None;
+    qint64 m_number = 0;
+    QString m_text;
+};
+
+inline IdKey idKey(const QJsonValue& id)
+{
+    return IdKey(id);
+}
 
 } // namespace mcpscope

@@ -54,7 +54,7 @@ void RequestTracker::track(
     entry.timeoutMs = timeoutMs;
     entry.deadline = entry.startedAt + timeoutMs;
     entry.hardDeadline = entry.startedAt + std::max(timeoutMs, maxTotalMs);
-    const QString key = idKey(id);
+    const IdKey key = idKey(id);
     if (!progressToken.isUndefined() && !progressToken.isNull())
         m_tokenToId.insert(idKey(progressToken), key);
     m_pending.insert(key, entry);
@@ -153,7 +153,7 @@ QList<RequestTracker::Entry> RequestTracker::expire()
     return expired;
 }
 
-void RequestTracker::rememberAbandoned(const QString& key)
+void RequestTracker::rememberAbandoned(const IdKey& key)
 {
     if (m_abandoned.contains(key))
         return;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "jsonrpcmessage.h"
+
 #include <QHash>
 #include <QJsonValue>
 #include <QObject>
@@ -73,7 +75,7 @@ Q_SIGNALS:
     void timedOut(const mcpscope::RequestTracker::Entry& entry);
 
 private:
-    void rememberAbandoned(const QString& key);
+    void rememberAbandoned(const IdKey& key);
     void rearm();
     void armAt(qint64 deadline);
 
@@ -84,10 +86,10 @@ private:
     qint64 m_nextId = 1;
     qint64 m_nextToken = 1;
     quint64 m_nextSequence = 0;
-    QHash<QString, Entry> m_pending;
-    QHash<QString, QString> m_tokenToId;
-    QSet<QString> m_abandoned;
-    std::deque<QString> m_abandonedOrder;
+    QHash<IdKey, Entry> m_pending;
+    QHash<IdKey, IdKey> m_tokenToId;
+    QSet<IdKey> m_abandoned;
+    std::deque<IdKey> m_abandonedOrder;
 };
 
 } // namespace mcpscope

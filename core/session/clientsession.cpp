@@ -253,7 +253,7 @@ QJsonValue ClientSession::request(const QString& method, const QJsonObject& para
     pending.context = context;
     pending.hasContext = context != nullptr;
     pending.method = method;
-    const QString key = idKey(id);
+    const IdKey key = idKey(id);
     m_pending.insert(key, std::move(pending));
 
     JsonRpcMessage message = JsonRpcMessage::request(id, method, fullParams);
@@ -314,7 +314,7 @@ void ClientSession::notify(const QString& method, const QJsonObject& params)
 
 bool ClientSession::cancel(const QJsonValue& id, const QString& reason)
 {
-    const QString key = idKey(id);
+    const IdKey key = idKey(id);
     if (!m_pending.contains(key))
         return false;
     const bool wasDispatched = m_tracker.abandon(id).has_value();
@@ -341,7 +341,7 @@ bool ClientSession::cancel(const QJsonValue& id, const QString& reason)
     return true;
 }
 
-void ClientSession::finish(const QString& key, Reply reply)
+void ClientSession::finish(const IdKey& key, Reply reply)
 {
     auto it = m_pending.find(key);
     if (it == m_pending.end())
@@ -418,7 +418,7 @@ void ClientSession::onReply(const JsonRpcMessage& message)
 
 void ClientSession::onRequestFailed(const QJsonValue& id, const TransportFailure& failure)
 {
-    const QString key = idKey(id);
+    const IdKey key = idKey(id);
     if (!m_pending.contains(key))
         return;
     const auto entry = m_tracker.abandon(id);
@@ -460,7 +460,7 @@ void ClientSession::abandonAll(const TransportFailure& failure)
     const QList<RequestTracker::Entry> entries = m_tracker.abandonAll();
     const QList<Queued> queued = std::exchange(m_queue, {});
     for (const RequestTracker::Entry& entry : entries) {
-        const QString key = idKey(entry.id);
+        const IdKey key = idKey(entry.id);
         Reply reply;
         reply.status = Reply::Status::Failed;
         reply.id = entry.id;
@@ -485,7 +485,7 @@ void ClientSession::abandonAll(const TransportFailure& failure)
 
 void ClientSession::onTimedOut(const RequestTracker::Entry& entry)
 {
-    const QString key = idKey(entry.id);
+    const IdKey key = idKey(entry.id);
     if (entry.method == Modern::Discover) {
         // A probe is not a call: a legacy server that ignores it hears nothing more of it.
     } else if (m_modern && m_transport->dropRequest(entry.id)) {

@@ -290,7 +290,7 @@ private:
     void onTimedOut(const RequestTracker::Entry& entry);
     void onMalformed(const QString& reason, const QByteArray& excerpt, const QJsonValue& id);
     void onExchangeRecorded(const QJsonValue& id, const WireExchange& exchange);
-    void finish(const QString& key, Reply reply);
+    void finish(const IdKey& key, Reply reply);
     void sendKeepalive();
     void listPage(const QString& method, const QString& key, const QString& cursor, std::shared_ptr<QJsonArray> items,
         std::function<void(const Reply&)> done);
@@ -305,7 +305,7 @@ private:
     TransportFailure m_lastFailure;
     TransportFailure m_initializeFailure;
     QString m_lastMalformed;
-    QHash<QString, Pending> m_pending;
+    QHash<IdKey, Pending> m_pending;
     QList<Queued> m_queue;
     QList<ToolInfo> m_tools;
     QList<ToolInfo> m_excludedTools;

@@ -111,7 +111,7 @@ bool ClientSession::acceptedFromListen(const JsonRpcMessage& notification)
         = notification.params.value(QLatin1String("_meta")).toObject().value(Modern::SubscriptionIdKey);
     if (sid.isUndefined())
         return true;
-    const QString key = idKey(sid);
+    const IdKey key = idKey(sid);
     const bool current = !m_listen.id.isNull() && key == idKey(m_listen.id);
     if (notification.method == Modern::Acknowledged && current) {
         m_listen.acknowledged = true;
@@ -126,7 +126,7 @@ bool ClientSession::acceptedFromListen(const JsonRpcMessage& notification)
 
 void ClientSession::onListenEnded(const Reply& reply)
 {
-    const QString key = idKey(reply.id);
+    const IdKey key = idKey(reply.id);
     if (!m_listen.previous.isNull() && key == idKey(m_listen.previous)) {
         m_listen.previous = QJsonValue();
         return;
@@ -181,7 +181,7 @@ void ClientSession::onListenEnded(const Reply& reply)
 void ClientSession::answerListenWaiting(const QString& failure)
 {
     for (const QJsonValue& id : std::exchange(m_listen.waiting, {})) {
-        const QString key = idKey(id);
+        const IdKey key = idKey(id);
         Reply reply;
         reply.id = id;
         reply.method = m_pending.value(key).method;

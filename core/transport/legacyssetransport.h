@@ -49,7 +49,7 @@ private:
     /// Emits exchangeRecorded for a request being settled; answer is the event data that answered it.
     void settleWire(InFlight& request, const QByteArray& answer);
 
-    QHash<QString, InFlight> m_inFlight; ///< requests posted and not yet answered on the stream
+    QHash<IdKey, InFlight> m_inFlight; ///< requests posted and not yet answered on the stream
     bool m_killed = false; ///< abort() ran: what fails now was dropped by the user
     /// Notification and response POSTs on their way; close() lets them through first (a timed-out
     /// call's notifications/cancelled), for a moment.

@@ -155,7 +155,7 @@ private:
         QJsonValue id;
         StdioLine line;
     };
-    QHash<QString, RecordedRequest> m_wireRequests; ///< request lines awaiting their answer (while recording)
+    QHash<IdKey, RecordedRequest> m_wireRequests; ///< request lines awaiting their answer (while recording)
     ProcessGroupStop* m_stop = nullptr; ///< the shutdown close() began
     bool m_closing = false;
     bool m_failedReported = false;

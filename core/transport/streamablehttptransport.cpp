@@ -101,7 +101,7 @@ bool StreamableHttpTransport::dropRequest(const QJsonValue& id)
 {
     if (!m_modern)
         return false;
-    const QString key = idKey(id);
+    const IdKey key = idKey(id);
     for (const auto& listed : std::as_const(m_exchanges)) {
         if (!listed->isRequest || listed->answered || idKey(listed->id) != key)
             continue;

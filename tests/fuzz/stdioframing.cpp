@@ -20,7 +20,7 @@ struct StdioFramingFuzz
             [&seen](const JsonRpcMessage& message) { seen.append("message " + JsonRpcCodec::encode(message)); });
         QObject::connect(&transport, &Transport::malformedMessage,
             [&seen](const QString& reason, const QByteArray& excerpt, const QJsonValue& id) {
-                seen.append("malformed " + reason.toUtf8() + ' ' + excerpt + ' ' + idKey(id).toUtf8());
+                seen.append("malformed " + reason.toUtf8() + ' ' + excerpt + ' ' + idKey(id).toString().toUtf8());
             });
         const QPointer<StdioTransport> self(&transport);
         for (const QByteArrayView bytes : reads)

@@ -513,13 +513,20 @@ void TestJsonRpcCodec::idKeyKeepsNumbersAndStringsApart()
     QVERIFY(!idKey(QJsonValue(QString())).isEmpty());
     for (const qint64 n : { qint64(0), qint64(7), qint64(-1), qint64(-42), qint64(9007199254740991),
              qint64(-9007199254740991), std::numeric_limits<qint64>::max(), std::numeric_limits<qint64>::min() })
-        QCOMPARE(idKey(QJsonValue(n)), u"n"_s + QString::number(n));
-    QCOMPARE(idKey(QJsonValue(QString())), u"s"_s);
-    QCOMPARE(idKey(QJsonValue(u"caf\u00e9 \U0001F600"_s)), u"scaf\u00e9 \U0001F600"_s);
-    QCOMPARE(idKey(QJsonValue(QJsonValue::Null)), QString());
+        QCOMPARE(idKey(QJsonValue(n)).toString(), u"n"_s + QString::number(n));
+    QCOMPARE(idKey(QJsonValue(QString())).toString(), u"s"_s);
+    QCOMPARE(idKey(QJsonValue(u"caf\u00e9 \U0001F600"_s)).toString(), u"scaf\u00e9 \U0001F600"_s);
+    QCOMPARE(idKey(QJsonValue(u"caf\u00e9"_s)).display(), u"caf\u00e9"_s);
+    QCOMPARE(idKey(QJsonValue(-42)).display(), u"-42"_s);
+    QVERIFY(idKey(QJsonValue(QJsonValue::Null)).isEmpty());
+    QCOMPARE(idKey(QJsonValue(QJsonValue::Null)).toString(), QString());
+    QVERIFY(idKey(QJsonValue(true)).isEmpty());
+    // The number's key is not the string's, even where their hashes could meet.
+    QVERIFY(idKey(QJsonValue(0)) != idKey(QJsonValue(QString())));
+    QVERIFY(idKey(QJsonValue(0)) != mcpscope::IdKey());
 
     // An id decoded from the wire finds the entry stored under the id that was sent.
-    QHash<QString, QString> pending;
+    QHash<mcpscope::IdKey, QString> pending;
     pending.insert(idKey(QJsonValue(1)), u"integer one"_s);
     pending.insert(idKey(QJsonValue(u"1"_s)), u"string one"_s);
     QCOMPARE(pending.size(), 2);

@@ -35,8 +35,9 @@ QList<QJsonValue> idsOf(const QSignalSpy& spy)
 // expire() orders entries by start time only; entries started together may come in any order.
 QList<QJsonValue> sortedById(QList<QJsonValue> ids)
 {
-    std::sort(ids.begin(), ids.end(),
-        [](const QJsonValue& a, const QJsonValue& b) { return mcpscope::idKey(a) < mcpscope::idKey(b); });
+    std::sort(ids.begin(), ids.end(), [](const QJsonValue& a, const QJsonValue& b) {
+        return mcpscope::idKey(a).toString() < mcpscope::idKey(b).toString();
+    });
     return ids;
 }
 
@@ -72,7 +73,7 @@ private Q_SLOTS:
 void TestRequestTracker::idsAreUniqueAndIncreasing()
 {
     RequestTracker tracker;
-    QSet<QString> seen;
+    QSet<mcpscope::IdKey> seen;
     qint64 previous = std::numeric_limits<qint64>::min();
     for (int i = 0; i < 10000; ++i) {
         const QJsonValue id = tracker.nextId();
@@ -88,7 +89,7 @@ void TestRequestTracker::idsAreUniqueAndIncreasing()
 void TestRequestTracker::progressTokensAreUnique()
 {
     RequestTracker tracker;
-    QSet<QString> seen;
+    QSet<mcpscope::IdKey> seen;
     for (int i = 0; i < 1000; ++i) {
         const QJsonValue token = tracker.nextProgressToken();
         QVERIFY(token.isString() || token.isDouble());
