@@ -146,6 +146,11 @@ struct CallRecord
     /// The same text into writer (one that drains, for a large record), with the same string handling.
     void writeCompactJson(CompactWriter& writer) const;
     static CallRecord fromJson(const QJsonObject& object, QString* error = nullptr);
+    /// A fresh random (version 4) UUID for callId, without braces. From QRandomGenerator::global(), a
+    /// generator seeded once from the system: QUuid::createUuid() asks the CPU's RDRAND for each one,
+    /// which costs more than the rest of a stdio call's bookkeeping in a VM. Call ids name calls; they
+    /// grant nothing, so they need to be unique, not unpredictable.
+    static QString newCallId();
 };
 
 } // namespace mcpscope

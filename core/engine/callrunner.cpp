@@ -12,7 +12,6 @@
 
 #include <QDateTime>
 #include <QTimer>
-#include <QUuid>
 
 #include <algorithm>
 
@@ -61,7 +60,7 @@ CallRunner::CallRunner(ServerConnection* connection, const Redactor* redactor, S
     m_timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : config.requestTimeoutMs;
     m_clock.start();
     CallRecord& r = m_record;
-    r.callId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    r.callId = CallRecord::newCallId();
     r.server = config.name;
     r.transport = transportKindName(connection->activeTransport());
     r.method = method;

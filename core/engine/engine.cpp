@@ -9,7 +9,6 @@
 #include <QMetaMethod>
 #include <QPointer>
 #include <QTimer>
-#include <QUuid>
 
 namespace mcpscope {
 
@@ -193,7 +192,7 @@ QString Engine::endAtOnce(const QString& server, const QString& method, const QJ
     const QString& message, std::function<void(const CallRecord&)> done)
 {
     CallRecord r;
-    r.callId = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    r.callId = CallRecord::newCallId();
     r.server = server;
     r.method = method;
     r.tool = method == QLatin1String("tools/call") ? params.value(QLatin1String("name")).toString() : QString();

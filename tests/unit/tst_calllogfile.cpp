@@ -7,8 +7,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 #include <limits>
 
@@ -717,6 +719,23 @@ private Q_SLOTS:
             QVERIFY2(!bytes.isNull(), qPrintable(it.key()));
             QCOMPARE(bytes, it.value().toString().toUtf8());
         }
+    }
+
+    // Call ids are RFC 9562 version 4 UUIDs, as QUuid::createUuid() made them, and never repeat.
+    void newCallIdsAreRandomUuids()
+    {
+        QSet<QString> seen;
+        for (int i = 0; i < 20000; ++i) {
+            const QString id = CallRecord::newCallId();
+            QCOMPARE(id.size(), 36);
+            const QUuid uuid(id);
+            QVERIFY2(!uuid.isNull(), qPrintable(id));
+            QCOMPARE(uuid.version(), QUuid::Random);
+            QCOMPARE(uuid.variant(), QUuid::DCE);
+            QCOMPARE(uuid.toString(QUuid::WithoutBraces), id);
+            seen.insert(id);
+        }
+        QCOMPARE(seen.size(), 20000);
     }
 
     void unwritableOutput()
