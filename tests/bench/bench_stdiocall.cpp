@@ -25,6 +25,7 @@
 #include "calllog/redactor.h"
 #include "engine/serverconnection.h"
 #include "session/clientsession.h"
+#include "transport/processgroupstop.h"
 #include "transport/stdiotransport.h"
 
 #include <QCommandLineParser>
@@ -419,6 +420,9 @@ int main(int argc, char** argv)
             print(u"  round %1  %2 %3 µs/call\n"_s.arg(round).arg(row.name, -22).arg(m.usPerCall, 8, 'f', 2));
         }
     }
+    // The real path's last echo peer, killed as its connection went, is reaped here as the app's and the
+    // CLI's main reap theirs, not destroyed running (with QProcess's warning) when the program ends.
+    ProcessGroupStop::finishDetached(5000);
 
     print(u"\n  %1 %2\n"_s.arg(u"client (best round)"_s, -22).arg(u"µs/call"_s, 8));
     for (const ClientRow& row : rows) {
