@@ -15,6 +15,7 @@
 #include <array>
 #include <charconv>
 #include <span>
+#include <string_view>
 
 namespace mcpscope {
 
@@ -222,7 +223,7 @@ enum class Presence { Always, WhenSet };
 /// the codec of its type bound to the member.
 template <typename S> struct Field
 {
-    const char* key;
+    std::string_view key; ///< its length known when compiled, not counted on every write
     Presence presence;
     bool (*isSet)(const S&);
     QJsonValue (*toJson)(const S&);
@@ -239,7 +240,7 @@ template <typename S, typename T> struct MemberOf<T S::*>
 
 template <auto Member>
 constexpr Field<typename MemberOf<decltype(Member)>::Struct> field(
-    const char* key, Presence presence = Presence::Always)
+    std::string_view key, Presence presence = Presence::Always)
 {
     using S = typename MemberOf<decltype(Member)>::Struct;
     using C = Codec<typename MemberOf<decltype(Member)>::Type>;
@@ -253,7 +254,7 @@ template <typename S> QJsonObject objectOf(const S& s)
     QJsonObject o;
     for (const Field<S>& f : fieldsOf<S>()) {
         if (f.presence == Presence::Always || f.isSet(s))
-            o.insert(QLatin1String(f.key), f.toJson(s));
+            o.insert(QLatin1String(f.key.data(), qsizetype(f.key.size())), f.toJson(s));
     }
     return o;
 }
@@ -264,7 +265,7 @@ template <typename S> void writeObject(CompactWriter& w, const S& s)
     w.raw('{');
     for (const Field<S>& f : fieldsOf<S>()) {
         if (f.presence == Presence::Always || f.isSet(s)) {
-            w.key(f.key, &first);
+            w.key(QByteArrayView(f.key.data(), qsizetype(f.key.size())), &first);
             f.write(w, s);
         }
     }
@@ -275,7 +276,7 @@ template <typename S> S readObject(const QJsonObject& o)
 {
     S s;
     for (const Field<S>& f : fieldsOf<S>())
-        f.read(s, o.value(QLatin1String(f.key)));
+        f.read(s, o.value(QLatin1String(f.key.data(), qsizetype(f.key.size()))));
     return s;
 }
 

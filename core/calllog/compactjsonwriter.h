@@ -18,10 +18,12 @@
 #include <QStringView>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <functional>
 #include <iterator>
+#include <utility>
 
 namespace mcpscope {
 
@@ -34,16 +36,20 @@ class CompactWriter
 public:
     /// The buffer starts at reserve bytes (untouched pages of it cost no memory) and doubles when full.
     /// reserve() first: resize() alone rounds a 22 MB buffer up to 32 MiB.
+    CompactWriter(const CompactWriter&) = delete;
+    CompactWriter& operator=(const CompactWriter&) = delete;
     explicit CompactWriter(qsizetype reserve)
     {
         m_out.reserve(std::max<qsizetype>(reserve, 64));
-        m_out.resize(m_out.capacity());
+        resizeBuffer(m_out.capacity());
     }
 
     QByteArray take()
     {
         m_out.truncate(m_size);
         m_size = 0;
+        m_data = nullptr;
+        m_capacity = 0;
         return std::move(m_out);
     }
 
@@ -56,7 +62,7 @@ public:
     void finish()
     {
         if (m_drain && m_size > 0)
-            m_drain(QByteArrayView(m_out.constData(), m_size));
+            m_drain(QByteArrayView(m_data, m_size));
         m_size = 0;
     }
 
@@ -97,11 +103,7 @@ public:
             while (src < slice) {
                 const char16_t u = *src++;
                 if (u < 0x80) {
-                    if (u >= 0x20 && u != '"' && u != '\\') {
-                        *cursor++ = char(u);
-                        continue;
-                    }
-                    cursor = escaped(cursor, u);
+                    cursor = ascii(cursor, char(u));
                 } else if (u < 0x800) {
                     *cursor++ = char(0xc0 | (u >> 6));
                     *cursor++ = char(0x80 | (u & 0x3f));
@@ -120,7 +122,7 @@ public:
                     cursor = hex4(cursor, u);
                 }
             }
-            m_size = cursor - m_out.constData();
+            m_size = cursor - m_data;
         }
         raw('"');
     }
@@ -245,7 +247,7 @@ private:
         const qsizetype mark = m_size;
         raw('"');
         const bool whole = storedStringUtf8(stored, [this](QByteArrayView piece) { validUtf8(piece); });
-        const QByteArrayView written(m_out.constData() + mark, m_size - mark);
+        const QByteArrayView written(m_data + mark, m_size - mark);
         if (!whole || written.contains('?') || written.contains(QByteArrayView("\xef\xbf\xbd"))) {
             m_size = mark;
             return false;
@@ -281,15 +283,9 @@ private:
             // A slice at a time, as in string(): each byte becomes at most 6 (\u001f).
             const char* const slice = src + std::min<qsizetype>(end - src, 4096);
             char* cursor = room(6 * (slice - src));
-            for (; src < slice; ++src) {
-                const char c = *src;
-                if (uchar(c) >= 0x20 && c != '"' && c != '\\') {
-                    *cursor++ = c;
-                    continue;
-                }
-                cursor = escaped(cursor, char16_t(c));
-            }
-            m_size = cursor - m_out.constData();
+            for (; src < slice; ++src)
+                cursor = ascii(cursor, *src);
+            m_size = cursor - m_data;
         }
     }
 
@@ -318,6 +314,36 @@ private:
         indent();
     }
     void indent() { std::fill_n(room(4 * m_depth), 4 * m_depth, ' '); }
+
+    /// One byte of ASCII or UTF-8 text as JSON holds it: itself, or its escape. Most bytes are themselves and
+    /// '"' is common (a JSON-RPC line quoted as a string has one every few bytes), so those two and '\\' are
+    /// written the same way, without a branch the CPU would mispredict at each quote: two bytes from a
+    /// table, of which the cursor keeps one or two. Needs room for 6 bytes.
+    static char* ascii(char* cursor, char c)
+    {
+        const Escape& e = Escapes[uchar(c)];
+        if (e.length > 2) [[unlikely]]
+            return escaped(cursor, char16_t(uchar(c)));
+        std::memcpy(cursor, e.text, 2);
+        return cursor + e.length;
+    }
+
+    struct Escape
+    {
+        char text[2];
+        quint8 length; ///< 1 or 2; more for an escape that escaped() writes
+    };
+    static constexpr std::array<Escape, 256> Escapes = [] {
+        std::array<Escape, 256> table {};
+        for (int c = 0; c < 256; ++c)
+            table[c] = { { char(c), 0 }, quint8(c < 0x20 ? 6 : 1) };
+        table['"'] = { { '\\', '"' }, 2 };
+        table['\\'] = { { '\\', '\\' }, 2 };
+        for (const auto& [c, letter] : { std::pair('\b', 'b'), std::pair('\f', 'f'), std::pair('\n', 'n'),
+                 std::pair('\r', 'r'), std::pair('\t', 't') })
+            table[uchar(c)] = { { '\\', letter }, 2 };
+        return table;
+    }();
 
     /// The escape of a character below 0x80 that JSON text cannot hold as it is.
     static char* escaped(char* cursor, char16_t u)
@@ -364,22 +390,33 @@ private:
     /// and a small record is some 40 pieces; this is a compare and a memcpy.
     char* room(qsizetype n)
     {
-        if (m_size + n > m_out.size()) {
-            if (m_drain) {
-                finish();
-                if (n > m_out.size())
-                    m_out.resize(n);
-            } else {
-                m_out.resize(std::max(m_out.size() * 2, m_size + n));
-            }
-        }
-        char* at = m_out.data() + m_size;
+        if (m_size + n > m_capacity) [[unlikely]]
+            grow(n);
+        char* at = m_data + m_size;
         m_size += n;
         return at;
+    }
+    void grow(qsizetype n)
+    {
+        if (m_drain) {
+            finish();
+            if (n > m_capacity)
+                resizeBuffer(n);
+        } else {
+            resizeBuffer(std::max(m_capacity * 2, m_size + n));
+        }
+    }
+    void resizeBuffer(qsizetype size)
+    {
+        m_out.resize(size);
+        m_data = m_out.data();
+        m_capacity = m_out.size();
     }
     void put(const char* data, qsizetype n) { std::memcpy(room(n), data, size_t(n)); }
 
     QByteArray m_out; ///< its size is the buffer's; m_size is what is written
+    char* m_data = nullptr; ///< m_out's bytes, detached once when sized, not on every write
+    qsizetype m_capacity = 0; ///< m_out's size
     qsizetype m_size = 0;
     bool m_indented = false;
     bool m_fromStorage = false;
