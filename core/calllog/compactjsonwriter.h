@@ -140,6 +140,18 @@ public:
         raw('"');
     }
 
+    /// Latin-1 bytes as string() writes QString::fromLatin1 of them (an HTTP header's name).
+    void latin1String(QByteArrayView text)
+    {
+        if (std::any_of(text.begin(), text.end(), [](char c) { return uchar(c) >= 0x80; })) {
+            string(QString::fromLatin1(text));
+            return;
+        }
+        raw('"');
+        validUtf8(text);
+        raw('"');
+    }
+
     /// Strings are read from the parsed document's own storage (storedStringUtf8()) instead of through
     /// QJsonValue::toString(), which builds a UTF-16 copy of each: for a large answer, where that copy of a
     /// 20 MB text is 40 MB and 12 ms. The output is the same. Costs a little more per string, so it is for

@@ -208,12 +208,16 @@ WireExchange awkwardExchange(Awkward& random)
         http.startedAt = qint64(random.generate64() >> 1);
         http.firstByteAt = random.bounded(2) ? http.startedAt + 3 : 0;
         http.endedAt = http.startedAt + 9;
+        http.connectedAt = random.bounded(2) ? http.startedAt + 1 : 0;
+        http.connectionReused = random.bounded(2) == 1;
         http.method = QStringLiteral("POST");
         http.url = awkwardText(random, 10);
         http.httpVersion = random.bounded(2) ? QStringLiteral("HTTP/1.1") : QString();
         http.status = random.bounded(2) ? 200 : 0;
         http.statusText = awkwardText(random, int(random.bounded(4)));
-        http.requestHeaders = { { "Content-Type", "application/json" }, { "X-Odd", awkwardBytes(random) } };
+        // A header name is Latin-1: one with a byte above 0x7f is written as that character's UTF-8.
+        http.requestHeaders
+            = { { "Content-Type", "application/json" }, { "X-Odd", awkwardBytes(random) }, { "X-Caf\xe9\"", "x" } };
         http.setRequestBody(awkwardBytes(random));
         if (random.bounded(2))
             http.responseHeaders = { { "Mcp-Session-Id", awkwardBytes(random) } };
