@@ -16,6 +16,7 @@
 #include <charconv>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace mcpscope {
@@ -129,29 +130,12 @@ template <> struct Codec<WireExchange>
     {
         w.raw('{');
         bool first = true;
-        const auto number = [&](QByteArrayView key, qint64 value) {
-            if (value != 0) {
-                w.key(key, &first);
-                w.integer(value);
-            }
-        };
-        const auto text = [&](QByteArrayView key, const QString& value) {
-            if (!value.isEmpty()) {
-                w.key(key, &first);
-                w.string(value);
-            }
-        };
-        const auto bytes = [&](QByteArrayView key, const QByteArray& value) {
-            if (!value.isEmpty()) {
-                w.key(key, &first);
-                w.utf8String(value);
-            }
-        };
-        const auto flag = [&](QByteArrayView key, bool value) {
-            if (value) {
-                w.key(key, &first);
-                w.boolean(true);
-            }
+        // A member that toJson() leaves out when it holds its type's default (0, false, empty).
+        const auto unlessDefault = [&](QByteArrayView key, const auto& value, auto write) {
+            if (value == std::decay_t<decltype(value)>())
+                return;
+            w.key(key, &first);
+            (w.*write)(value);
         };
         const auto headers = [&](QByteArrayView key, const WireHeaders& list) {
             if (list.isEmpty())
@@ -170,28 +154,28 @@ template <> struct Codec<WireExchange>
             }
             w.raw(']');
         };
-        bytes("answerOnStream", h.answerOnStream);
-        number("connectedAt", h.connectedAt);
-        flag("connectionReused", h.connectionReused);
-        number("endedAt", h.endedAt);
-        text("error", h.error);
-        number("firstByteAt", h.firstByteAt);
-        text("httpVersion", h.httpVersion);
+        unlessDefault("answerOnStream", h.answerOnStream, &CompactWriter::utf8String);
+        unlessDefault("connectedAt", h.connectedAt, &CompactWriter::integer);
+        unlessDefault("connectionReused", h.connectionReused, &CompactWriter::boolean);
+        unlessDefault("endedAt", h.endedAt, &CompactWriter::integer);
+        unlessDefault("error", h.error, &CompactWriter::string);
+        unlessDefault("firstByteAt", h.firstByteAt, &CompactWriter::integer);
+        unlessDefault("httpVersion", h.httpVersion, &CompactWriter::string);
         w.key("method", &first);
         w.string(h.method);
-        text("mimeType", h.mimeType);
-        bytes("requestBody", h.requestBody);
-        number("requestBodySize", h.requestBodySize);
+        unlessDefault("mimeType", h.mimeType, &CompactWriter::string);
+        unlessDefault("requestBody", h.requestBody, &CompactWriter::utf8String);
+        unlessDefault("requestBodySize", h.requestBodySize, &CompactWriter::integer);
         headers("requestHeaders", h.requestHeaders);
-        bytes("responseBody", h.responseBody);
-        number("responseBodySize", h.responseBodySize);
+        unlessDefault("responseBody", h.responseBody, &CompactWriter::utf8String);
+        unlessDefault("responseBodySize", h.responseBodySize, &CompactWriter::integer);
         headers("responseHeaders", h.responseHeaders);
         w.key("startedAt", &first);
         w.integer(h.startedAt);
         w.key("status", &first);
         w.integer(h.status);
-        text("statusText", h.statusText);
-        flag("truncated", h.truncated);
+        unlessDefault("statusText", h.statusText, &CompactWriter::string);
+        unlessDefault("truncated", h.truncated, &CompactWriter::boolean);
         w.key("url", &first);
         w.string(h.url);
         w.raw('}');

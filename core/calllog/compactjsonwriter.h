@@ -129,28 +129,9 @@ public:
 
     /// UTF-8 bytes as string() writes QString::fromUtf8 of them: pure ASCII straight from the bytes (the
     /// usual JSON-RPC line), anything else through QString, where a bad sequence becomes U+FFFD.
-    void utf8String(QByteArrayView text)
-    {
-        if (std::any_of(text.begin(), text.end(), [](char c) { return uchar(c) >= 0x80; })) {
-            string(QString::fromUtf8(text));
-            return;
-        }
-        raw('"');
-        validUtf8(text);
-        raw('"');
-    }
-
+    void utf8String(QByteArrayView text) { bytesString(text, &QString::fromUtf8); }
     /// Latin-1 bytes as string() writes QString::fromLatin1 of them (an HTTP header's name).
-    void latin1String(QByteArrayView text)
-    {
-        if (std::any_of(text.begin(), text.end(), [](char c) { return uchar(c) >= 0x80; })) {
-            string(QString::fromLatin1(text));
-            return;
-        }
-        raw('"');
-        validUtf8(text);
-        raw('"');
-    }
+    void latin1String(QByteArrayView text) { bytesString(text, &QString::fromLatin1); }
 
     /// Strings are read from the parsed document's own storage (storedStringUtf8()) instead of through
     /// QJsonValue::toString(), which builds a UTF-16 copy of each: for a large answer, where that copy of a
@@ -326,6 +307,19 @@ private:
         indent();
     }
     void indent() { std::fill_n(room(4 * m_depth), 4 * m_depth, ' '); }
+
+    /// Bytes in an encoding that is ASCII below 0x80: ASCII text straight from them, anything else through
+    /// the QString that decode makes of them.
+    void bytesString(QByteArrayView text, QString (*decode)(QByteArrayView))
+    {
+        if (std::any_of(text.begin(), text.end(), [](char c) { return uchar(c) >= 0x80; })) {
+            string(decode(text));
+            return;
+        }
+        raw('"');
+        validUtf8(text);
+        raw('"');
+    }
 
     /// One byte of ASCII or UTF-8 text as JSON holds it: itself, or its escape. Most bytes are themselves and
     /// '"' is common (a JSON-RPC line quoted as a string has one every few bytes), so those two and '\\' are
