@@ -328,8 +328,10 @@ bool ServerConnection::authorizeInitialize(const QString& message)
                 connectToServer();
                 return;
             }
+            // ServerAuth's errors name the server already (as CallRunner shows them); only the bare
+            // initialize failure is wrapped.
             m_lastError
-                = tr("Server '%1' needs authorization: %2").arg(m_config.name, error.isEmpty() ? message : error);
+                = !error.isEmpty() ? error : tr("Server '%1' needs authorization: %2").arg(m_config.name, message);
             setState(State::NeedsAuth);
             Q_EMIT failed(m_lastError);
         });

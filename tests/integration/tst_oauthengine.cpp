@@ -4,6 +4,7 @@
 // - calls that hit a 401 together share one refresh, and each runs exactly once;
 // - a wait for a flow the user has to finish ends the call as needs_auth and leaves the flow running,
 //   and the flow finishing later connects the server;
+// - a flow that refuses to authorize ends the connection with an error naming the server once;
 // - the CLI authorizes without a browser, prints and logs no token, and exits 5 when only a browser
 //   could go on and none can be started.
 
@@ -57,6 +58,7 @@ private Q_SLOTS:
     void refreshFollowsTheClockAndOnlyAVerdictExpires();
     void concurrentUnauthorizedCallsShareOneRefresh();
     void waitRunsOutFlowCarriesOn();
+    void refusedFlowNamesTheServerOnce();
     void cliAuthorizesWithoutBrowserAndLeaksNoToken();
     void cliExitsFiveWhenOnlyABrowserCouldGoOn();
 
@@ -191,6 +193,28 @@ void TestOAuthEngine::waitRunsOutFlowCarriesOn()
     QCOMPARE(auth->state(), ServerAuth::State::Authorized);
     QCOMPARE(browserUrls.size(), 1);
     QCOMPARE(mcpscope::test::peerGrants(m_url, "authorization_code"), 1);
+}
+
+void TestOAuthEngine::refusedFlowNamesTheServerOnce()
+{
+    // The peer reached as "localhost": its resource metadata is for 127.0.0.1, so the flow refuses to
+    // authorize (RFC 9728 §3.3). The error the banner and the CLI show names the server once, not once
+    // for the connection and again for the flow.
+    QUrl url = m_url;
+    url.setHost(u"localhost"_s);
+    mcpscope::Engine engine;
+    engine.setTokenStore(mcpscope::TokenStore::createMemory(u"this test keeps its tokens in memory"_s));
+    mcpscope::ServerConnection* connection = engine.addServer(protectedServer(url));
+    QSignalSpy failed(connection, &mcpscope::ServerConnection::failed);
+    connection->connectToServer();
+    QVERIFY(failed.wait(60000));
+    QCOMPARE(connection->state(), mcpscope::ServerConnection::State::NeedsAuth);
+    const QString error = connection->lastError();
+    QVERIFY2(error.startsWith(u"Server 'protected': its protected resource metadata"_s), qPrintable(error));
+    QVERIFY2(error.contains(u"refusing to authorize"_s), qPrintable(error));
+    QCOMPARE(error.count(u"'protected'"_s), 1);
+    QCOMPARE(failed.last().first().toString(), error);
+    QCOMPARE(mcpscope::test::peerState(m_url).value("executions"_L1).toInt(), 0);
 }
 
 void TestOAuthEngine::cliAuthorizesWithoutBrowserAndLeaksNoToken()
