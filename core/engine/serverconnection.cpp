@@ -381,7 +381,7 @@ void ServerConnection::startSession(TransportKind kind)
         m_initializeAuthorizations = 0;
         noteEra(session);
         // The tool list is the annotation snapshot every call decision reads.
-        session->listTools([this](const Reply&) { Q_EMIT ready(); }, this);
+        session->listTools([this, session](const Reply& reply) { onToolsListed(session, reply); }, this);
     });
     connect(session, &ClientSession::failed, this, [this](const QString& message) {
         if (reprobeEra() || fallBackToLegacySse() || authorizeInitialize(message))
@@ -480,25 +480,32 @@ void ServerConnection::reconnectSession(std::function<void(bool, const QString&,
         return;
     }
     auto fired = std::make_shared<bool>(false);
-    connect(session, &ClientSession::ready, this, [this, session, done, fired] {
-        // "Ready" for recovery includes the new tool list, which the routing guard checks.
-        session->listTools(
-            [session, done, fired](const Reply& reply) {
-                if (std::exchange(*fired, true))
-                    return;
-                // A session that died while listing is no heal.
-                if (!session->isReady() || reply.status == Reply::Status::Failed
-                    || reply.status == Reply::Status::Cancelled)
-                    done(false, QString(), reply.describe());
-                else
-                    done(true, session->sessionId(), QString());
-            },
-            this);
-    });
+    // "Ready" for recovery includes the new tool list, which the routing guard checks: the list every
+    // ready session asks for (startSession). Asking for a second one cost each heal a round trip.
+    m_reconnectWait = { session, [session, done, fired](const Reply& reply) {
+                           if (std::exchange(*fired, true))
+                               return;
+                           // A session that died while listing is no heal.
+                           if (!session->isReady() || reply.status == Reply::Status::Failed
+                               || reply.status == Reply::Status::Cancelled)
+                               done(false, QString(), reply.describe());
+                           else
+                               done(true, session->sessionId(), QString());
+                       } };
     connect(session, &ClientSession::failed, this, [done, fired](const QString& message) {
         if (!std::exchange(*fired, true))
             done(false, QString(), message);
     });
+}
+
+void ServerConnection::onToolsListed(ClientSession* session, const Reply& reply)
+{
+    Q_EMIT ready();
+    if (m_reconnectWait.session != session)
+        return;
+    const auto listed = std::exchange(m_reconnectWait, {}).listed;
+    if (listed)
+        listed(reply);
 }
 
 QString ServerConnection::call(const QString& method, const QJsonObject& params, const CallOptions& options,

@@ -209,6 +209,8 @@ private:
     QString describeFallbackFailure(const QString& message) const;
     void onSessionState(ClientSession::State state);
     void reconnectSession(std::function<void(bool, const QString&, const QString&)> done);
+    /// The ready session's first tools/list ended: Q_EMIT ready(), and end the reconnect waiting for it.
+    void onToolsListed(ClientSession* session, const Reply& reply);
     /// initialize ended for want of credentials: authorize, then connect again. False when it cannot.
     bool authorizeInitialize(const QString& message);
 
@@ -238,6 +240,13 @@ private:
     ServerAuth* m_auth = nullptr;
     int m_initializeAuthorizations = 0;
     TransportFailure m_authChallenge; ///< since the last ready session (MCP-NOTES "Authorization" §8: 3)
+    /// A reconnect waiting for its session's first tool list (the one every ready session sends).
+    struct ReconnectWait
+    {
+        QPointer<ClientSession> session;
+        std::function<void(const Reply&)> listed;
+    };
+    ReconnectWait m_reconnectWait;
 };
 
 } // namespace mcpscope

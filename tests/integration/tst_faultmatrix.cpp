@@ -373,6 +373,23 @@ void TestFaultMatrix::concurrentExpiryJoinsOneReconnect()
     }
     QCOMPARE(rig.ledger.runsOf(QStringLiteral("read")), 20);
     QCOMPARE(rig.proxy->duplicatesRefused(), 0);
+
+    // The new session was listed once: the reconnect waits for the list every ready session asks for,
+    // and asks for none of its own. One more list from here lands after any the heal sent, so two
+    // "listed" events for the session mean the heal sent exactly one.
+    const QString session = rig.connection->sessionId();
+    const auto listedBy = [&rig](const QString& id) {
+        int n = 0;
+        for (const QJsonObject& e : rig.ledger.events(QStringLiteral("listed")))
+            n += e.value(QLatin1String("session")).toString() == id;
+        return n;
+    };
+    std::optional<mcpscope::Reply> relisted;
+    rig.connection->session()->listTools([&relisted](const mcpscope::Reply& reply) { relisted = reply; });
+    QTRY_VERIFY_WITH_TIMEOUT(relisted.has_value(), WaitMs);
+    QVERIFY(relisted->ok());
+    QTRY_VERIFY_WITH_TIMEOUT(listedBy(session) >= 2, WaitMs);
+    QCOMPARE(listedBy(session), 2);
 }
 
 void TestFaultMatrix::breakerOpensFailsFastAndLetsOneProbe()
