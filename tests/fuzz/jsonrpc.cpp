@@ -2,12 +2,15 @@
 #include "jsonrpc/jsonrpccodec.h"
 #include "jsonrpc/requesttracker.h"
 
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonParseError>
 
 // The JSON-RPC codec and a session's request tracker fed a random sequence: each line is one step, its
 // first byte says which (start a request, a message from the server, time passing, the transport lost).
-// Properties: what decodes encodes to bytes that decode to the same message; the tracker never reports
-// a request it does not hold, nor holds one it completed.
+// Properties: what decodes encodes to bytes that decode to the same message; decode() (which reads the
+// common shapes without building the envelope) agrees with the full parse of the whole document; the
+// tracker never reports a request it does not hold, nor holds one it completed.
 using namespace mcpscope;
 
 namespace {
@@ -20,9 +23,32 @@ void checkRoundTrip(const JsonRpcMessage& message)
     fuzz::check(JsonRpcCodec::encode(again.message) == encoded, "decode(encode(m)) encodes to the same bytes");
 }
 
+/// decode() against fromJson() on the document QJsonDocument parses: the same verdict and message.
+void checkAgainstFullParse(QByteArrayView line, const DecodeResult& decoded)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(line.toByteArray(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject()) {
+        fuzz::check(!decoded.ok, "what QJsonDocument refuses does not decode");
+        return;
+    }
+    const DecodeResult full = JsonRpcCodec::fromJson(document.object());
+    fuzz::check(decoded.ok == full.ok, "decode() and the full parse agree on validity");
+    if (!decoded.ok || !full.ok)
+        return;
+    const JsonRpcMessage& a = decoded.message;
+    const JsonRpcMessage& b = full.message;
+    fuzz::check(a.type == b.type && a.id == b.id && a.id.type() == b.id.type() && a.method == b.method
+            && a.params == b.params && a.result == b.result && a.error.code == b.error.code
+            && a.error.message == b.error.message,
+        "decode() gives the message the full parse gives");
+    fuzz::check(JsonRpcCodec::encode(a) == JsonRpcCodec::encode(b), "both encode to the same bytes");
+}
+
 void receive(RequestTracker& tracker, QByteArrayView line)
 {
     const DecodeResult decoded = JsonRpcCodec::decode(line);
+    checkAgainstFullParse(line, decoded);
     if (!decoded) {
         fuzz::check(!decoded.error.isEmpty(), "a decode failure says why");
         if (!decoded.id.isUndefined())

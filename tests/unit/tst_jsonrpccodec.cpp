@@ -35,6 +35,8 @@ private Q_SLOTS:
     void rejectsInvalidMessages_data();
     void rejectsInvalidMessages();
     void nestingLimitIsQtsOwn();
+    void decodeMatchesTheFullParse_data();
+    void decodeMatchesTheFullParse();
     void validIds_data();
     void validIds();
     void roundTrip_data();
@@ -273,6 +275,62 @@ void TestJsonRpcCodec::nestingLimitIsQtsOwn()
     const DecodeResult tooDeep = JsonRpcCodec::decode(answer(JsonRpcCodec::MaxNestingDepth + 1));
     QVERIFY2(tooDeep.error.startsWith(u"nesting deeper than"_s), qPrintable(tooDeep.error));
     QCOMPARE(tooDeep.id, QJsonValue(1));
+}
+
+// decode() reads the common shapes without building the envelope; whatever it accepts must be the
+// message the full parse (fromJson on the whole document) gives, ids keeping their kind. The rows mix
+// lines the short way takes with lines it hands to the full parse.
+void TestJsonRpcCodec::decodeMatchesTheFullParse_data()
+{
+    QTest::addColumn<QByteArray>("input");
+
+    QTest::newRow("echo answer")
+        << R"({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"hello"}]}})"_ba;
+    QTest::newRow("id last, as the SDK writes it") << R"({"result":{"tools":[]},"jsonrpc":"2.0","id":12})"_ba;
+    QTest::newRow("string id") << R"({"jsonrpc":"2.0","id":"call-7","result":{}})"_ba;
+    QTest::newRow("negative id") << R"({"jsonrpc":"2.0","id":-3,"result":[]})"_ba;
+    QTest::newRow("id zero") << R"({"jsonrpc":"2.0","id":0,"result":{}})"_ba;
+    QTest::newRow("largest short id") << R"({"jsonrpc":"2.0","id":999999999999999,"result":{}})"_ba;
+    QTest::newRow("id of 16 digits") << R"({"jsonrpc":"2.0","id":9007199254740991,"result":{}})"_ba;
+    QTest::newRow("id -0") << R"({"jsonrpc":"2.0","id":-0,"result":{}})"_ba;
+    QTest::newRow("spaces everywhere")
+        << " \t{ \"jsonrpc\" : \"2.0\" ,\n \"id\" : 5 , \"result\" : { \"a\" : [ 1 , 2 ] } } \r\n"_ba;
+    QTest::newRow("escapes in the result") << R"({"jsonrpc":"2.0","id":6,"result":{"t":"a\"}]\\\u00e9"}})"_ba;
+    QTest::newRow("result is a string") << R"({"jsonrpc":"2.0","id":6,"result":"text"})"_ba;
+    QTest::newRow("result is null") << R"({"jsonrpc":"2.0","id":6,"result":null})"_ba;
+    QTest::newRow("error response") << R"({"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"no"}})"_ba;
+    QTest::newRow("escaped key") << R"({"jsonrpc":"2.0","\u0069d":6,"result":{}})"_ba;
+    QTest::newRow("escaped id") << R"({"jsonrpc":"2.0","id":"a\u0062","result":{}})"_ba;
+    QTest::newRow("non-ASCII id") << "{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\xa9\",\"result\":{}}"_ba;
+    QTest::newRow("an extra member") << R"({"jsonrpc":"2.0","id":6,"result":{},"x":1})"_ba;
+    QTest::newRow("request")
+        << R"({"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"a":{"b":[1]}}})"_ba;
+    QTest::newRow("request with a string id") << R"({"jsonrpc":"2.0","id":"srv-1","method":"roots/list"})"_ba;
+    QTest::newRow("notification")
+        << R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}})"_ba;
+    QTest::newRow("notification without params") << R"({"method":"notifications/initialized","jsonrpc":"2.0"})"_ba;
+    QTest::newRow("escaped method") << R"({"jsonrpc":"2.0","method":"ping\u0021"})"_ba;
+    QTest::newRow("empty params") << R"({"jsonrpc":"2.0","id":2,"method":"ping","params":{}})"_ba;
+}
+
+void TestJsonRpcCodec::decodeMatchesTheFullParse()
+{
+    QFETCH(QByteArray, input);
+    const DecodeResult fast = JsonRpcCodec::decode(input);
+    const DecodeResult full = JsonRpcCodec::fromJson(QJsonDocument::fromJson(input).object());
+    QVERIFY2(full.ok, qPrintable(full.error));
+    QVERIFY2(fast.ok, qPrintable(fast.error));
+    QCOMPARE(fast.message.type, full.message.type);
+    QCOMPARE(fast.message.id, full.message.id);
+    QCOMPARE(fast.message.id.type(), full.message.id.type());
+    QCOMPARE(fast.message.id.toVariant().typeId(), full.message.id.toVariant().typeId());
+    QCOMPARE(fast.message.method, full.message.method);
+    QCOMPARE(fast.message.params, full.message.params);
+    QCOMPARE(fast.message.result, full.message.result);
+    QCOMPARE(fast.message.error.code, full.message.error.code);
+    QCOMPARE(fast.message.error.message, full.message.error.message);
+    // What goes back out is the same too: encode() writes an id by its kind.
+    QCOMPARE(JsonRpcCodec::encode(fast.message), JsonRpcCodec::encode(full.message));
 }
 
 void TestJsonRpcCodec::validIds_data()
