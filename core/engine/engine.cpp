@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <utility>
+
 namespace mcpscope {
 
 Engine::Engine(QObject* parent)
@@ -245,8 +247,10 @@ void Engine::connectAll()
         if (!m_connectQueue.contains(c))
             m_connectQueue.append(c);
     }
-    if (!m_connectPassQueued)
-        connectQueued();
+    // Even the first pass waits for the event loop: whoever asked (opening a workspace, say) has held
+    // the GUI thread for a while already, and one pass on top of that made the longest stall.
+    if (!std::exchange(m_connectPassQueued, true))
+        QTimer::singleShot(0, this, &Engine::connectQueued);
 }
 
 void Engine::connectQueued()

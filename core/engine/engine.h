@@ -109,7 +109,7 @@ private:
 
     /// connectAll's servers not started yet: they start in passes of ConnectPassMs.
     void connectQueued();
-    static constexpr qint64 ConnectPassMs = 10;
+    static constexpr qint64 ConnectPassMs = 5;
 
     QList<ServerConnection*> m_connections;
     QList<QPointer<ServerConnection>> m_connectQueue;
