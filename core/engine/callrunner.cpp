@@ -53,6 +53,7 @@ CallRunner::CallRunner(ServerConnection* connection, const Redactor* redactor, S
     , m_onProgress(options.onProgress)
     , m_done(std::move(done))
     , m_requestId(std::make_shared<QJsonValue>(QJsonValue::Undefined))
+    , m_publishes(options.partOfCall.isEmpty())
 {
     const ServerConfig& config = connection->config();
     m_isToolCall = method == QLatin1String("tools/call");
@@ -516,7 +517,7 @@ void CallRunner::finish(CallOutcome outcome)
                "a duplicate. Check the server's state with a read before calling it again.")
                 .arg(what, r.server));
     }
-    Q_EMIT ending(r.callId);
+    m_connection->forgetCall(r.callId);
     publish();
     deleteLater();
     // Copies: done may delete the connection, and this runner with it.
@@ -575,7 +576,8 @@ void CallRunner::interrupt(bool tellCaller)
 
 void CallRunner::publish()
 {
-    Q_EMIT updated(m_record);
+    if (m_publishes)
+        Q_EMIT m_connection->callUpdated(m_record);
 }
 
 void CallRunner::noteEvent(qint64 at, const QString& kind, const QString& text)

@@ -22,8 +22,10 @@ struct CallOptions;
 /// the outcome mapping), the heals it waits for, and its record. A ServerConnection creates one per
 /// call, as its child; the runner deletes itself once the call ended.
 ///
-/// Signals: updated on every change of the record, the last time with its outcome; ending right
-/// before that last update, so the connection forgets the call before anyone hears of its end.
+/// It tells its connection directly (no per-call connections): ServerConnection::callUpdated on every
+/// change of the record, the last time with its outcome (not for a call that is part of another, such
+/// as a task poll); and, right before that last update, that the call ends, so the connection forgets
+/// it before anyone hears of its end.
 class CallRunner : public QObject
 {
     Q_OBJECT
@@ -45,10 +47,6 @@ public:
     void interrupt(bool tellCaller = true);
     /// Puts a fault or action on the call's timeline.
     void noteEvent(qint64 at, const QString& kind, const QString& text);
-
-Q_SIGNALS:
-    void updated(const mcpscope::CallRecord& record);
-    void ending(const QString& callId);
 
 private:
     /// A 2026-07-28 error code of the revision's own: its explanation goes on the record and the timeline.
@@ -99,6 +97,7 @@ private:
     std::shared_ptr<QJsonValue> m_requestId;
     QPointer<ClientSession> m_session; ///< the attempt's session: its newest tools/list is read at the decision
     bool m_finished = false;
+    bool m_publishes = true; ///< the connection's callUpdated hears of this call (not part of another)
     bool m_waitedForAuth = false; ///< the next reply is the retry after an authorization
     quint64 m_authGeneration = 0; ///< the server's token generation when the current attempt went out
 };

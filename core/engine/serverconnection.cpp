@@ -513,17 +513,17 @@ QString ServerConnection::call(const QString& method, const QJsonObject& params,
 {
     auto* runner = new CallRunner(this, m_redactor.get(), m_stdioFaults, method, params, options, std::move(done));
     const QString callId = runner->callId();
-    if (options.partOfCall.isEmpty())
-        connect(runner, &CallRunner::updated, this, &ServerConnection::callUpdated);
-    connect(runner, &CallRunner::ending, this, [this](const QString& id) {
-        m_calls.remove(id);
-        m_partOf.remove(id);
-    });
     m_calls.insert(callId, runner);
     if (!options.partOfCall.isEmpty())
         m_partOf.insert(callId, options.partOfCall);
     runner->start();
     return callId;
+}
+
+void ServerConnection::forgetCall(const QString& callId)
+{
+    m_calls.remove(callId);
+    m_partOf.remove(callId);
 }
 
 QString ServerConnection::shownSessionId() const
