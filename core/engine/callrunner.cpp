@@ -549,8 +549,7 @@ void CallRunner::interrupt(bool tellCaller)
     CallRecord& r = m_record;
     const QString what = r.tool.isEmpty() ? r.method : tr("tool '%1'").arg(r.tool);
     if (!r.attempts.isEmpty() && r.attempts.last().endedAt == 0) {
-        // Still on the wire. An attempt whose request never reached the session (a delay fault holds
-        // it back) cannot have run.
+        // Still on the wire. A request that never reached the session (a delay fault held it) cannot have run.
         CallAttempt& attempt = r.attempts.last();
         attempt.endedAt = wallClock();
         attempt.verdict = m_requestId->isUndefined() ? DispatchVerdict::NotDispatched : DispatchVerdict::Unknown;

@@ -520,12 +520,6 @@ QString ServerConnection::call(const QString& method, const QJsonObject& params,
     return callId;
 }
 
-void ServerConnection::forgetCall(const QString& callId)
-{
-    m_calls.remove(callId);
-    m_partOf.remove(callId);
-}
-
 QString ServerConnection::shownSessionId() const
 {
     if (!m_session || m_state == State::Failed || m_state == State::Closed || m_state == State::Disconnected)

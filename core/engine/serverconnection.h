@@ -212,7 +212,11 @@ private:
     /// The ready session's first tools/list ended: Q_EMIT ready(), and end the reconnect waiting for it.
     void onToolsListed(ClientSession* session, const Reply& reply);
     /// A CallRunner's call ends: it is no longer in flight.
-    void forgetCall(const QString& callId);
+    void forgetCall(const QString& callId)
+    {
+        m_calls.remove(callId);
+        m_partOf.remove(callId);
+    }
     friend class CallRunner;
     /// initialize ended for want of credentials: authorize, then connect again. False when it cannot.
     bool authorizeInitialize(const QString& message);
