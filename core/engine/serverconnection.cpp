@@ -500,8 +500,10 @@ void ServerConnection::reconnectSession(std::function<void(bool, const QString&,
 
 void ServerConnection::onToolsListed(ClientSession* session, const Reply& reply)
 {
+    // Whoever hears ready may end a call whose done deletes this connection.
+    const QPointer<ServerConnection> self(this);
     Q_EMIT ready();
-    if (m_reconnectWait.session != session)
+    if (!self || m_reconnectWait.session != session)
         return;
     const auto listed = std::exchange(m_reconnectWait, {}).listed;
     if (listed)
