@@ -536,15 +536,13 @@ void CallRecord::writeCompactJson(CompactWriter& writer) const
 
 QString CallRecord::newCallId()
 {
-    std::array<quint64, 2> bits;
-    QRandomGenerator::global()->fillRange(bits.data(), qsizetype(bits.size()));
+    std::array<quint32, 4> words;
+    QRandomGenerator::global()->fillRange(words.data(), qsizetype(words.size()));
+    auto* octets = reinterpret_cast<uchar*>(words.data());
     // RFC 9562 §5.4: version 4 in the high nibble of octet 6, variant 10 in the top bits of octet 8.
-    bits[0] = (bits[0] & ~quint64(0xf000)) | 0x4000;
-    bits[1] = (bits[1] & ~(quint64(0xc0) << 56)) | (quint64(0x80) << 56);
-    const QUuid uuid(uint(bits[0] >> 32), ushort(bits[0] >> 16), ushort(bits[0]), uchar(bits[1] >> 56),
-        uchar(bits[1] >> 48), uchar(bits[1] >> 40), uchar(bits[1] >> 32), uchar(bits[1] >> 24), uchar(bits[1] >> 16),
-        uchar(bits[1] >> 8), uchar(bits[1]));
-    return uuid.toString(QUuid::WithoutBraces);
+    octets[6] = uchar((octets[6] & 0x0f) | 0x40);
+    octets[8] = uchar((octets[8] & 0x3f) | 0x80);
+    return QUuid::fromRfc4122(QByteArrayView(reinterpret_cast<const char*>(octets), 16)).toString(QUuid::WithoutBraces);
 }
 
 CallRecord CallRecord::fromJson(const QJsonObject& o, QString* error)

@@ -124,15 +124,7 @@ QString IdKey::display() const
 
 QString IdKey::toString() const
 {
-    switch (m_kind) {
-    case Kind::Number:
-        return QString::number(m_number).prepend(u'n');
-    case Kind::Text:
-        return QString(m_text).prepend(u's');
-    case Kind::None:
-        break;
-    }
-    return {};
+    return isEmpty() ? QString() : display().prepend(m_kind == Kind::Number ? u'n' : u's');
 }
 
 } // namespace mcpscope
