@@ -131,51 +131,55 @@ bool MessageReader::fail(const QString& error)
 
 bool MessageReader::parseHead(QByteArrayView head)
 {
-    QList<QByteArray> lines;
-    qsizetype pos = 0;
-    const QByteArray text = head.toByteArray();
-    while (pos < text.size()) {
-        qsizetype contentEnd = 0;
-        const qsizetype next = lineEnd(text, pos, &contentEnd);
-        if (next < 0) {
-            lines.append(text.mid(pos));
-            break;
-        }
-        lines.append(text.mid(pos, contentEnd - pos));
-        pos = next;
-    }
-    if (lines.isEmpty())
+    if (head.isEmpty())
         return fail(McpScope::tr("empty message head"));
-    const QList<QByteArray> start = lines.first().split(' ');
+    // Lines are views into head: only what the reader keeps (the start line's parts, header names and
+    // values) is copied. A copy of every line, then of every part, was most of a small response's parse.
+    qsizetype pos = 0;
+    const auto nextLine = [&] {
+        const qsizetype lf = head.indexOf('\n', pos);
+        const QByteArrayView line
+            = lf < 0 ? head.sliced(pos) : head.sliced(pos, (lf > pos && head.at(lf - 1) == '\r' ? lf - 1 : lf) - pos);
+        pos = lf < 0 ? head.size() : lf + 1;
+        return line;
+    };
+    const QByteArrayView first = nextLine();
+    const qsizetype space1 = first.indexOf(' ');
+    const qsizetype space2 = space1 < 0 ? -1 : first.indexOf(' ', space1 + 1);
     if (m_kind == Kind::Request) {
-        if (start.size() != 3 || start.at(0).isEmpty() || start.at(1).isEmpty() || !start.at(2).startsWith("HTTP/1."))
+        // Exactly three parts, split at single spaces.
+        if (space1 <= 0 || space2 < 0 || space2 == space1 + 1 || first.indexOf(' ', space2 + 1) >= 0
+            || !first.sliced(space2 + 1).startsWith("HTTP/1."))
             return fail(McpScope::tr("malformed request line"));
-        method = start.at(0);
-        target = start.at(1);
-        version = start.at(2);
+        method = first.first(space1).toByteArray();
+        target = first.sliced(space1 + 1, space2 - space1 - 1).toByteArray();
+        version = first.sliced(space2 + 1).toByteArray();
     } else {
-        if (start.size() < 2 || !start.at(0).startsWith("HTTP/1.") || start.at(1).size() != 3)
+        const QByteArrayView code = space1 < 0
+            ? QByteArrayView()
+            : first.sliced(space1 + 1, (space2 < 0 ? first.size() : space2) - space1 - 1);
+        if (space1 < 0 || !first.first(space1).startsWith("HTTP/1.") || code.size() != 3)
             return fail(McpScope::tr("malformed status line"));
         bool ok = false;
-        version = start.at(0);
-        status = start.at(1).toInt(&ok);
+        version = first.first(space1).toByteArray();
+        status = code.toInt(&ok);
         if (!ok || status < 100)
             return fail(McpScope::tr("malformed status code"));
-        reason = lines.first().mid(start.at(0).size() + start.at(1).size() + 2);
+        reason = space2 < 0 ? QByteArray() : first.sliced(space2 + 1).toByteArray();
     }
     headers.clear();
-    for (qsizetype i = 1; i < lines.size(); ++i) {
-        const QByteArray& line = lines.at(i);
+    while (pos < head.size()) {
+        const QByteArrayView line = nextLine();
         if (line.isEmpty())
             continue;
         if ((line.front() == ' ' || line.front() == '\t') && !headers.isEmpty()) {
-            headers.last().second += ' ' + line.trimmed(); // obsolete line folding
+            headers.last().second.append(' ').append(line.trimmed()); // obsolete line folding
             continue;
         }
         const qsizetype colon = line.indexOf(':');
-        if (colon <= 0 || line.left(colon).contains(' ') || line.left(colon).contains('\t'))
+        if (colon <= 0 || line.first(colon).contains(' ') || line.first(colon).contains('\t'))
             return fail(McpScope::tr("malformed header line"));
-        headers.append({ line.left(colon), line.mid(colon + 1).trimmed() });
+        headers.append({ line.first(colon).toByteArray(), line.sliced(colon + 1).trimmed().toByteArray() });
     }
 
     m_contentLength = -1;
