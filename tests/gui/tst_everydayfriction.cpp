@@ -28,6 +28,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QFile>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -81,6 +82,7 @@ private Q_SLOTS:
     void actionsWithoutServerSayWhy();
     void faultBarRoutesHttpServerThroughProxy();
     void callsListFollowsNewCallsUnlessScrolledAway();
+    void figuresAndBadgesFitTheWindow();
 
 private:
     bool openWorkspace(const QJsonObject& servers);
@@ -467,6 +469,46 @@ void TestEverydayFriction::callsListFollowsNewCallsUnlessScrolledAway()
     QTRY_COMPARE(view->model()->rowCount(), 245);
     QTRY_COMPARE(bar->value(), bar->maximum());
     QVERIFY(view->rowAt(view->viewport()->height() - 2) >= 240);
+}
+
+// In the default 1440x900 window the tools table's On expiry column and per-tool figures (Calls, Errors, p50,
+// p99), and the servers list's State and Breaker badges, are in view without scrolling: the free-text columns
+// give way. A wider window gives the Title its room back; a column sized by hand keeps its width.
+void TestEverydayFriction::figuresAndBadgesFitTheWindow()
+{
+    QVERIFY(connectEverything());
+    m_window->selectTool(QStringLiteral("echo"));
+    QTabWidget* tabs = m_window->centreTabs();
+    for (int tab = 0; tab < tabs->count(); ++tab) {
+        if (tabs->tabText(tab) == QStringLiteral("Tools"))
+            tabs->setCurrentIndex(tab);
+    }
+    QTableView* tools = m_window->toolsView();
+    QTRY_VERIFY(tools->isVisible() && tools->model()->rowCount() > 5);
+    QHeaderView* header = tools->horizontalHeader();
+    const auto fits = [](QHeaderView* h, QWidget* viewport) { return h->length() <= viewport->width(); };
+    QTRY_VERIFY2(fits(header, tools->viewport()),
+        qPrintable(QStringLiteral("columns %1 px, table %2 px").arg(header->length()).arg(tools->viewport()->width())));
+    QVERIFY(!tools->horizontalScrollBar()->isVisible());
+    QCOMPARE(header->visualIndex(ToolsModelColumn::P99), ToolsModelColumn::Count - 1);
+    const int narrowTitle = tools->columnWidth(ToolsModelColumn::Title);
+    QVERIFY2(narrowTitle < 170, qPrintable(QString::number(narrowTitle))); // it gave way from its usual cap
+    auto* servers = m_window->findChild<QTreeView*>(QStringLiteral("serversView"));
+    QTRY_VERIFY2(fits(servers->header(), servers->viewport()),
+        qPrintable(QStringLiteral("columns %1 px, list %2 px")
+                       .arg(servers->header()->length())
+                       .arg(servers->viewport()->width())));
+
+    m_window->resize(1800, 900);
+    QTRY_VERIFY(tools->columnWidth(ToolsModelColumn::Title) > narrowTitle);
+    QVERIFY(fits(header, tools->viewport()));
+
+    header->resizeSection(ToolsModelColumn::Name, 260); // by hand
+    const int wide = tools->viewport()->width();
+    m_window->resize(1500, 900);
+    QTRY_VERIFY(tools->viewport()->width() < wide);
+    QTest::qWait(300); // longer than the refit's delay
+    QCOMPARE(tools->columnWidth(ToolsModelColumn::Name), 260);
 }
 
 QTEST_MAIN(TestEverydayFriction)

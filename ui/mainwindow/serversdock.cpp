@@ -5,6 +5,8 @@
 #include "models/serverlistmodeldefs.h"
 #include "presentation/presentation.h"
 
+#include <QHeaderView>
+#include <QResizeEvent>
 #include <QTimer>
 #include <QTreeView>
 
@@ -28,11 +30,15 @@ ServersDock::ServersDock(ServerListModel* model, ServerListPresentation* present
     auto* fitColumns = new QTimer(m_view);
     fitColumns->setSingleShot(true);
     fitColumns->setInterval(250);
+    // Where the dock is too narrow for them all, the server column gives way (its two lines elide), so that
+    // the state and breaker badges stay in view.
     connect(fitColumns, &QTimer::timeout, m_view, [view = m_view] {
         for (int column = 0; column < view->model()->columnCount(); ++column) {
             if (!view->isColumnHidden(column))
                 view->resizeColumnToContents(column);
         }
+        Presentation::shrinkToFit(view->header(), view->viewport()->width(),
+            { { ServerListModelColumn::Name, 20 * view->fontMetrics().averageCharWidth() } });
     });
     const auto fitSoon = [fitColumns] {
         if (!fitColumns->isActive())
@@ -41,10 +47,21 @@ ServersDock::ServersDock(ServerListModel* model, ServerListPresentation* present
     connect(presentation, &QAbstractItemModel::dataChanged, fitColumns, fitSoon);
     connect(presentation, &QAbstractItemModel::rowsInserted, fitColumns, fitSoon);
     connect(presentation, &QAbstractItemModel::modelReset, fitColumns, fitSoon);
+    m_fitColumns = fitColumns;
+    m_view->viewport()->installEventFilter(this);
     setUpServerColumns(m_view);
     setWidget(m_view);
     connect(
         m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ServersDock::currentServerChanged);
+}
+
+bool ServersDock::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize
+        && static_cast<QResizeEvent*>(event)->size().width() != static_cast<QResizeEvent*>(event)->oldSize().width()
+        && !m_fitColumns->isActive())
+        m_fitColumns->start();
+    return QDockWidget::eventFilter(watched, event);
 }
 
 ServerConnection* ServersDock::currentConnection() const

@@ -11,8 +11,13 @@
 #include <QAction>
 #include <QHeaderView>
 #include <QJsonObject>
+#include <QResizeEvent>
+#include <QScopedValueRollback>
 #include <QShortcut>
 #include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
 
 #include <memory>
 
@@ -27,16 +32,24 @@ ToolsPage::ToolsPage(
 {
     m_toolsView = Presentation::makeTable(this, QStringLiteral("toolsView"));
     m_toolsView->setModel(m_tools);
-    // Fitted to the contents when a list arrives, not on every change (the per-tool figures change per call),
-    // with the free-text Title capped so the Task column and the figures stay in view.
+    // Fitted to the contents when a list arrives and when the table's width changes, not on every change (the
+    // per-tool figures change per call). Where the columns are wider than the table, the free-text Title and
+    // then the tool name give way (elided, with the whole text as the tooltip), so that On expiry and the
+    // figures stay in view. Once the user sized a column by hand, only a new list fits them again.
     m_toolsView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    auto fitColumns = [this] {
-        m_toolsView->resizeColumnsToContents();
-        if (m_toolsView->columnWidth(ToolsModelColumn::Title) > 170)
-            m_toolsView->setColumnWidth(ToolsModelColumn::Title, 170);
-    };
-    connect(m_tools, &QAbstractItemModel::modelReset, this, fitColumns);
-    connect(m_tools, &QAbstractItemModel::rowsInserted, this, fitColumns);
+    auto* refit = new QTimer(this);
+    refit->setSingleShot(true);
+    refit->setInterval(100);
+    connect(refit, &QTimer::timeout, this, &ToolsPage::fitColumns);
+    connect(m_tools, &QAbstractItemModel::modelReset, this, &ToolsPage::fitColumns);
+    connect(m_tools, &QAbstractItemModel::rowsInserted, this, &ToolsPage::fitColumns);
+    connect(m_toolsView->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+        // The last column stretches with the table: only another one moved means a hand did it.
+        if (!m_fittingColumns && column != ToolsModelColumn::Count - 1)
+            m_columnsSizedByHand = true;
+    });
+    m_toolsView->viewport()->installEventFilter(this);
+    m_refitColumns = refit;
     auto* callArea = new QSplitter(Qt::Horizontal, this);
     m_composer = new CallComposer(callArea);
     m_composer->setObjectName(QStringLiteral("composer"));
@@ -126,6 +139,26 @@ void ToolsPage::onToolSelected(const QModelIndex& index)
                                      "leaves a tool with invalid x-mcp-header annotations out and never calls it.")
                                       .arg(tool.value(QLatin1String("name")).toString()));
     }
+}
+
+void ToolsPage::fitColumns()
+{
+    const QScopedValueRollback fitting(m_fittingColumns, true);
+    m_columnsSizedByHand = false;
+    m_toolsView->resizeColumnsToContents();
+    const int chars = m_toolsView->fontMetrics().averageCharWidth();
+    m_toolsView->setColumnWidth(
+        ToolsModelColumn::Title, std::min(m_toolsView->columnWidth(ToolsModelColumn::Title), 170));
+    Presentation::shrinkToFit(m_toolsView->horizontalHeader(), m_toolsView->viewport()->width(),
+        { { ToolsModelColumn::Title, 10 * chars }, { ToolsModelColumn::Name, 18 * chars } });
+}
+
+bool ToolsPage::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_toolsView->viewport() && event->type() == QEvent::Resize && !m_columnsSizedByHand
+        && static_cast<QResizeEvent*>(event)->size().width() != static_cast<QResizeEvent*>(event)->oldSize().width())
+        m_refitColumns->start();
+    return QSplitter::eventFilter(watched, event);
 }
 
 void ToolsPage::reselectKeptTool()

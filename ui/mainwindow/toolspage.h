@@ -12,6 +12,7 @@
 class QAbstractItemModel;
 class QModelIndex;
 class QTableView;
+class QTimer;
 
 namespace mcpscope {
 
@@ -58,6 +59,9 @@ private:
     void onCallUpdated(const CallRecord& record);
     void onToolSelected(const QModelIndex& index);
     void reselectKeptTool();
+    /// Columns to their contents, narrowed where the table is too narrow for them all.
+    void fitColumns();
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     Engine* m_engine;
     QAbstractItemModel* m_tools;
@@ -70,6 +74,9 @@ private:
     /// The composer's tool while the tools are listed again (a reconnect or heal).
     QString m_keptTool;
     QPointer<ServerConnection> m_runningOn;
+    QTimer* m_refitColumns = nullptr; ///< fits the columns again shortly after the table's width changed
+    bool m_fittingColumns = false;
+    bool m_columnsSizedByHand = false;
 };
 
 } // namespace mcpscope

@@ -15,6 +15,7 @@
 #include <QStyle>
 #include <QTableView>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mcpscope {
@@ -202,6 +203,23 @@ QTableView* Presentation::makeTable(
 QString Presentation::shortSessionId(const QString& id)
 {
     return id.size() > 12 ? id.left(8) + QStringLiteral("…") : id;
+}
+
+void Presentation::shrinkToFit(QHeaderView* header, int available, std::initializer_list<std::pair<int, int>> columns)
+{
+    // A stretching last column never gets narrower than the header's default size, so narrowing one column
+    // can widen it: measure again after each change.
+    for (const auto& [column, least] : columns) {
+        const int excess = header->length() - available;
+        if (excess <= 0)
+            return;
+        const int width = header->sectionSize(column);
+        if (!header->isSectionHidden(column) && width > least)
+            header->resizeSection(column, std::max(least, width - excess));
+        if (header->length() > available && header->sectionSize(column) > least)
+            header->resizeSection(
+                column, std::max(least, header->sectionSize(column) - (header->length() - available)));
+    }
 }
 
 QColor Presentation::textOn(const QColor& background)

@@ -10,6 +10,10 @@
 #include <QIdentityProxyModel>
 #include <QTimer>
 
+#include <initializer_list>
+#include <utility>
+
+class QHeaderView;
 class QTableView;
 
 namespace mcpscope {
@@ -31,6 +35,10 @@ QString shortSessionId(const QString& id);
 /// The house table: whole-row selection, no row numbers, compact rows, alternating colours.
 QTableView* makeTable(QWidget* parent, const QString& objectName,
     QAbstractItemView::SelectionMode selection = QAbstractItemView::SingleSelection);
+/// Narrows columns that were fitted to their contents until every visible column fits in available pixels:
+/// each of columns in turn (a column and its least width), so that free text gives way before the figures and
+/// badges to its right scroll out of sight. Leaves the rest to the horizontal scroll bar.
+void shrinkToFit(QHeaderView* header, int available, std::initializer_list<std::pair<int, int>> columns);
 /// White or black, whichever reads better on the given badge colour.
 QColor textOn(const QColor& background);
 /// The protocol era as the servers list shows it: "modern · sessionless", "legacy · session 3f2a…" once a

@@ -68,7 +68,7 @@ QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
     case OnExpiry: {
         const auto expiry = ExpiryBehaviour(QIdentityProxyModel::data(index, Qt::DisplayRole).toInt());
         if (role == Qt::DisplayRole)
-            return expiry == ExpiryBehaviour::RetryOnce ? tr("retry once") : tr("no replay — uncertain");
+            return expiry == ExpiryBehaviour::RetryOnce ? tr("retry once") : tr("no replay");
         if (role == Qt::ForegroundRole)
             return expiry == ExpiryBehaviour::RetryOnce ? QColor(0x19, 0x87, 0x54) : QColor(0xb0, 0x6a, 0x00);
         if (role == Qt::ToolTipRole
@@ -99,8 +99,12 @@ QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
     }
     case Name:
     case Title:
-        if (role == Qt::ToolTipRole)
-            return QIdentityProxyModel::data(index, ToolsModelRole::DescriptionRole);
+        if (role == Qt::ToolTipRole) {
+            // The whole text first: a narrow table elides it.
+            const QString text = QIdentityProxyModel::data(index, Qt::DisplayRole).toString();
+            const QString description = QIdentityProxyModel::data(index, ToolsModelRole::DescriptionRole).toString();
+            return description.isEmpty() ? text : text + QStringLiteral("\n\n") + description;
+        }
         break;
     case Calls:
     case ErrorRate:
