@@ -7,6 +7,7 @@
 #include "presentation/presentation.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -63,7 +64,13 @@ CallsPanel::CallsPanel(QWidget* parent)
     m_view = Presentation::makeTable(split, QStringLiteral("callsView"), QAbstractItemView::ExtendedSelection);
     m_view->setModel(m_presentation);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // The names get the room: the figures and the rule are as wide as their headers, and Outcome takes the rest.
+    const QFontMetrics metrics = m_view->fontMetrics();
     m_view->setColumnWidth(CallsModelColumn::Time, 100);
+    m_view->setColumnWidth(CallsModelColumn::Server, metrics.horizontalAdvance(QStringLiteral("everything-stdio-00")));
+    m_view->setColumnWidth(CallsModelColumn::Tool, metrics.horizontalAdvance(QStringLiteral("get-resource-reference")));
+    for (const int column : { CallsModelColumn::Duration, CallsModelColumn::Attempts, CallsModelColumn::Rule })
+        m_view->setColumnWidth(column, m_view->horizontalHeader()->sectionSizeHint(column) + 8);
     m_view->setColumnWidth(CallsModelColumn::Outcome, 140);
     m_timeline = new TimelineView(split);
     split->setStretchFactor(0, 3);

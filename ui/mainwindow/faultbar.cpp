@@ -36,6 +36,9 @@ FaultBar::FaultBar(std::function<ServerConnection*()> currentConnection, QWidget
     addSeparator();
     m_faultKind = new QComboBox(this);
     m_faultKind->setObjectName(QStringLiteral("faultKind"));
+    // Wide enough for the longest fault name ("drop-response-stream"), whichever list a server offers.
+    m_faultKind->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_faultKind->setMinimumContentsLength(20);
     m_faultCount = new QSpinBox(this);
     m_faultCount->setRange(1, 1000);
     m_faultCount->setPrefix(tr("×"));

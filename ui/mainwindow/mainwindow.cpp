@@ -100,6 +100,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_faultBar, &FaultBar::routeThroughProxyRequested, m_serverActions, &ServerActions::routeThroughFaultProxy);
 
     m_status = new QLabel(this);
+    // A long message (a server's full error) is cut at the window's edge: the tooltip has all of it, and it
+    // can be selected and copied.
+    m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_status, 1);
 
     statusBar()->addPermanentWidget(m_log);
@@ -410,6 +414,7 @@ void MainWindow::openLogFile(const QString& path, bool interactive)
 void MainWindow::setStatus(const QString& text)
 {
     m_status->setText(text);
+    m_status->setToolTip(text);
 }
 
 } // namespace mcpscope
