@@ -7,6 +7,7 @@
 #include "dialogs/serverdialog.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QLabel>
@@ -67,6 +68,7 @@ private Q_SLOTS:
     void rootsAreEditedWithTheFolderPicker();
     void cannedRepliesGoIntoTheWorkspace();
     void secretValuesShowAsDotsUntilRevealed();
+    void heightFollowsTheTransportsPage();
 };
 
 void TestServerDialog::idAndGrantGoIntoTheConfig()
@@ -336,6 +338,36 @@ void TestServerDialog::secretValuesShowAsDotsUntilRevealed()
     QVERIFY(headers->toPlainText().contains(QStringLiteral("authorization: Bearer tok-777")));
     QVERIFY(url->text().contains(QStringLiteral("pa55word")));
     QCOMPARE(dialog.config().url, http.url);
+}
+
+// The stdio page is shorter than the HTTP page: the dialog is as tall as the page it shows, not as the tallest
+// page with a gap under the stdio fields, and it follows a change of transport. The width stays.
+void TestServerDialog::heightFollowsTheTransportsPage()
+{
+    ServerDialog dialog({});
+    ServerConfig c;
+    c.name = QStringLiteral("local");
+    c.command = QStringLiteral("node");
+    dialog.setConfig(c);
+    const int stdioHint = dialog.sizeHint().height();
+    dialog.setConfig(httpServer());
+    const int httpHint = dialog.sizeHint().height();
+    QVERIFY2(stdioHint < httpHint, qPrintable(QStringLiteral("%1 vs %2").arg(stdioHint).arg(httpHint)));
+
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    dialog.resize(900, dialog.height());
+    const int httpHeight = dialog.height();
+    auto* transport = child<QComboBox>(dialog, "transport");
+    QVERIFY(transport);
+    transport->setCurrentIndex(transport->findData(int(TransportKind::Stdio)));
+    QTRY_COMPARE(dialog.height(), dialog.sizeHint().height());
+    const int stdioHeight = dialog.height();
+    QVERIFY2(stdioHeight < httpHeight, qPrintable(QStringLiteral("%1 vs %2").arg(stdioHeight).arg(httpHeight)));
+    QCOMPARE(dialog.width(), 900);
+    transport->setCurrentIndex(transport->findData(int(TransportKind::StreamableHttp)));
+    QTRY_COMPARE(dialog.height(), dialog.sizeHint().height());
+    QVERIFY(dialog.height() > stdioHeight);
 }
 
 QTEST_MAIN(TestServerDialog)

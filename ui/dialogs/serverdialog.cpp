@@ -27,6 +27,8 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace mcpscope {
 
 namespace {
@@ -534,12 +536,24 @@ void ServerDialog::revealSecrets()
 void ServerDialog::updateState()
 {
     updateCredentialRows();
-    m_pages->setCurrentIndex(
-        TransportKind(m_transport->currentData().toInt()) == TransportKind::Stdio ? StdioPage : HttpPage);
     const QString why = problem();
     m_problem->setText(why);
     m_problem->setVisible(!why.isEmpty());
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(why.isEmpty());
+    const int page = TransportKind(m_transport->currentData().toInt()) == TransportKind::Stdio ? StdioPage : HttpPage;
+    if (std::exchange(m_shownPage, page) != page) {
+        m_pages->setCurrentIndex(page);
+        // Only the shown page counts for the dialog's height: the stdio page does not keep the taller HTTP
+        // page's height as a gap. The width the user gave the dialog stays.
+        for (int i = 0; i < m_pages->count(); ++i)
+            m_pages->widget(i)->setSizePolicy(
+                QSizePolicy::Preferred, i == page ? QSizePolicy::Preferred : QSizePolicy::Ignored);
+        m_pages->updateGeometry();
+        if (isVisible()) {
+            layout()->activate();
+            resize(width(), sizeHint().height());
+        }
+    }
 }
 
 } // namespace mcpscope

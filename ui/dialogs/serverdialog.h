@@ -69,6 +69,7 @@ private:
     /// The configuration setConfig() loaded: its knownEra stays while the era is auto and the endpoint the same.
     ServerConfig m_loaded;
     QStackedWidget* m_pages = nullptr;
+    int m_shownPage = -1; ///< the page updateState() last showed and sized the dialog for
     QLineEdit* m_command = nullptr;
     QLineEdit* m_args = nullptr;
     QPlainTextEdit* m_env = nullptr;
