@@ -7,7 +7,6 @@
 #include "presentation/presentation.h"
 
 #include <QComboBox>
-#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -65,13 +64,11 @@ CallsPanel::CallsPanel(QWidget* parent)
     m_view->setModel(m_presentation);
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     // The names get the room: the figures and the rule are as wide as their headers, and Outcome takes the rest.
-    const QFontMetrics metrics = m_view->fontMetrics();
-    m_view->setColumnWidth(CallsModelColumn::Time, 100);
-    m_view->setColumnWidth(CallsModelColumn::Server, metrics.horizontalAdvance(QStringLiteral("everything-stdio-00")));
-    m_view->setColumnWidth(CallsModelColumn::Tool, metrics.horizontalAdvance(QStringLiteral("get-resource-reference")));
-    for (const int column : { CallsModelColumn::Duration, CallsModelColumn::Attempts, CallsModelColumn::Rule })
-        m_view->setColumnWidth(column, m_view->horizontalHeader()->sectionSizeHint(column) + 8);
-    m_view->setColumnWidth(CallsModelColumn::Outcome, 140);
+    Presentation::sizeColumns(m_view,
+        { { CallsModelColumn::Time, u"00:00:00.000" }, { CallsModelColumn::Server, u"everything-stdio-00" },
+            { CallsModelColumn::Tool, u"get-resource-reference" }, { CallsModelColumn::Duration, {} },
+            { CallsModelColumn::Attempts, {} }, { CallsModelColumn::Rule, {} },
+            { CallsModelColumn::Outcome, u"outcome uncertain" } });
     m_timeline = new TimelineView(split);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);

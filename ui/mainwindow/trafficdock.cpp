@@ -84,6 +84,10 @@ TrafficDock::TrafficDock(TrafficModel* model, QWidget* parent)
     auto* trafficSplit = new QSplitter(Qt::Horizontal, trafficHost);
     m_view = Presentation::makeTable(trafficSplit, QStringLiteral("trafficView"));
     m_view->setModel(m_presentation);
+    Presentation::sizeColumns(m_view,
+        { { TrafficModelColumn::Time, u"00:00:00.000" }, { TrafficModelColumn::Server, u"everything-stdio-00" },
+            { TrafficModelColumn::Direction, u"← received" }, { TrafficModelColumn::Method, u"notifications/message" },
+            { TrafficModelColumn::Size, u"1,000.0 kB" } });
     m_detail = new QPlainTextEdit(trafficSplit);
     m_detail->setReadOnly(true);
     m_detail->setFont(QFont(QStringLiteral("monospace")));

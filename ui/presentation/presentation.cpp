@@ -205,6 +205,16 @@ QString Presentation::shortSessionId(const QString& id)
     return id.size() > 12 ? id.left(8) + QStringLiteral("…") : id;
 }
 
+void Presentation::sizeColumns(QTableView* view, std::initializer_list<std::pair<int, QStringView>> samples)
+{
+    const int margins = 2 * (view->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view) + 1) + 4;
+    for (const auto& [column, sample] : samples) {
+        view->setColumnWidth(column,
+            sample.isEmpty() ? view->horizontalHeader()->sectionSizeHint(column)
+                             : view->fontMetrics().horizontalAdvance(sample.toString()) + margins);
+    }
+}
+
 void Presentation::shrinkToFit(QHeaderView* header, int available, std::initializer_list<std::pair<int, int>> columns)
 {
     // A stretching last column never gets narrower than the header's default size, so narrowing one column

@@ -35,6 +35,9 @@ QString shortSessionId(const QString& id);
 /// The house table: whole-row selection, no row numbers, compact rows, alternating colours.
 QTableView* makeTable(QWidget* parent, const QString& objectName,
     QAbstractItemView::SelectionMode selection = QAbstractItemView::SingleSelection);
+/// Sets columns' widths: each to hold its sample text, or its header's text for an empty sample, with the cell's
+/// margins. For a table's first widths, before any row arrives.
+void sizeColumns(QTableView* view, std::initializer_list<std::pair<int, QStringView>> samples);
 /// Narrows columns that were fitted to their contents until every visible column fits in available pixels:
 /// each of columns in turn (a column and its least width), so that free text gives way before the figures and
 /// badges to its right scroll out of sight. Leaves the rest to the horizontal scroll bar.
