@@ -38,6 +38,14 @@ ServerConfig httpServer()
     return c;
 }
 
+ServerConfig stdioServer()
+{
+    ServerConfig c;
+    c.name = QStringLiteral("local");
+    c.command = QStringLiteral("node");
+    return c;
+}
+
 template <typename T> T* child(const QWidget& parent, const char* name)
 {
     T* widget = parent.findChild<T*>(QLatin1String(name));
@@ -178,9 +186,7 @@ void TestServerDialog::privateKeyIsReadFromAPemFile()
 void TestServerDialog::argumentsSplitLikeAShell()
 {
     ServerDialog dialog({});
-    ServerConfig c;
-    c.name = QStringLiteral("local");
-    c.command = QStringLiteral("node");
+    ServerConfig c = stdioServer();
     dialog.setConfig(c);
     auto* args = child<QLineEdit>(dialog, "args");
     QVERIFY(args);
@@ -201,9 +207,7 @@ void TestServerDialog::argumentsSplitLikeAShell()
 void TestServerDialog::exitWaitIsUnsetUntilChosen()
 {
     ServerDialog dialog({});
-    ServerConfig c;
-    c.name = QStringLiteral("local");
-    c.command = QStringLiteral("node");
+    ServerConfig c = stdioServer();
     dialog.setConfig(c);
     auto* exitWait = child<QSpinBox>(dialog, "exitWait");
     QVERIFY(exitWait);
@@ -345,9 +349,7 @@ void TestServerDialog::secretValuesShowAsDotsUntilRevealed()
 void TestServerDialog::heightFollowsTheTransportsPage()
 {
     ServerDialog dialog({});
-    ServerConfig c;
-    c.name = QStringLiteral("local");
-    c.command = QStringLiteral("node");
+    ServerConfig c = stdioServer();
     dialog.setConfig(c);
     const int stdioHint = dialog.sizeHint().height();
     dialog.setConfig(httpServer());
