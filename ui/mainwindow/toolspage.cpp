@@ -18,7 +18,6 @@
 #include <QTimer>
 
 #include <algorithm>
-
 #include <memory>
 
 namespace mcpscope {

@@ -217,18 +217,19 @@ void Presentation::sizeColumns(QTableView* view, std::initializer_list<std::pair
 
 void Presentation::shrinkToFit(QHeaderView* header, int available, std::initializer_list<std::pair<int, int>> columns)
 {
-    // A stretching last column never gets narrower than the header's default size, so narrowing one column
-    // can widen it: measure again after each change.
     for (const auto& [column, least] : columns) {
-        const int excess = header->length() - available;
-        if (excess <= 0)
-            return;
-        const int width = header->sectionSize(column);
-        if (!header->isSectionHidden(column) && width > least)
-            header->resizeSection(column, std::max(least, width - excess));
-        if (header->length() > available && header->sectionSize(column) > least)
-            header->resizeSection(
-                column, std::max(least, header->sectionSize(column) - (header->length() - available)));
+        if (header->isSectionHidden(column))
+            continue;
+        // A stretching last column never gets narrower than the header's default size, so narrowing a column
+        // can widen it: measure again once.
+        for (int pass = 0; pass < 2; ++pass) {
+            const int excess = header->length() - available;
+            if (excess <= 0)
+                return;
+            const int width = header->sectionSize(column);
+            if (width > least)
+                header->resizeSection(column, std::max(least, width - excess));
+        }
     }
 }
 

@@ -103,7 +103,9 @@ QVariant ToolsPresentation::data(const QModelIndex& index, int role) const
             // The whole text first: a narrow table elides it.
             const QString text = QIdentityProxyModel::data(index, Qt::DisplayRole).toString();
             const QString description = QIdentityProxyModel::data(index, ToolsModelRole::DescriptionRole).toString();
-            return description.isEmpty() ? text : text + QStringLiteral("\n\n") + description;
+            if (text.isEmpty() || description.isEmpty())
+                return text.isEmpty() ? description : text;
+            return QString(text + QStringLiteral("\n\n") + description);
         }
         break;
     case Calls:
