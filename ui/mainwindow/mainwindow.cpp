@@ -213,7 +213,8 @@ void MainWindow::createDocks()
         [this](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
             // The call counters change twice a call and none of these views shows them; refreshing
             // them (a tab shown again relays out the whole centre) held calls from the window to ~200/s.
-            if (topLeft.column() >= ServerListModelColumn::Calls && bottomRight.column() <= ServerListModelColumn::InFlight)
+            if (topLeft.column() >= ServerListModelColumn::Calls
+                && bottomRight.column() <= ServerListModelColumn::InFlight)
                 return;
             const ServerConnection* shown = currentConnection();
             for (int row = topLeft.row(); shown && row <= bottomRight.row(); ++row) {
