@@ -6,7 +6,6 @@
 #include "presentation/presentation.h"
 
 #include <QHeaderView>
-#include <QResizeEvent>
 #include <QTimer>
 #include <QTreeView>
 
@@ -47,21 +46,11 @@ ServersDock::ServersDock(ServerListModel* model, ServerListPresentation* present
     connect(presentation, &QAbstractItemModel::dataChanged, fitColumns, fitSoon);
     connect(presentation, &QAbstractItemModel::rowsInserted, fitColumns, fitSoon);
     connect(presentation, &QAbstractItemModel::modelReset, fitColumns, fitSoon);
-    m_fitColumns = fitColumns;
-    m_view->viewport()->installEventFilter(this);
+    Presentation::whenWidthChanges(m_view->viewport(), fitSoon);
     setUpServerColumns(m_view);
     setWidget(m_view);
     connect(
         m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ServersDock::currentServerChanged);
-}
-
-bool ServersDock::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == m_view->viewport() && event->type() == QEvent::Resize
-        && static_cast<QResizeEvent*>(event)->size().width() != static_cast<QResizeEvent*>(event)->oldSize().width()
-        && !m_fitColumns->isActive())
-        m_fitColumns->start();
-    return QDockWidget::eventFilter(watched, event);
 }
 
 ServerConnection* ServersDock::currentConnection() const

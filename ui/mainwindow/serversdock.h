@@ -2,7 +2,6 @@
 
 #include <QDockWidget>
 
-class QTimer;
 class QTreeView;
 
 namespace mcpscope {
@@ -35,15 +34,10 @@ public:
 Q_SIGNALS:
     void currentServerChanged();
 
-protected:
-    /// Fits the columns again when the list's width changes.
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 private:
     ServerListModel* m_model = nullptr;
     ServerListPresentation* m_presentation = nullptr;
     QTreeView* m_view = nullptr;
-    QTimer* m_fitColumns = nullptr; ///< single shot: fits the columns, at most a few times a second
 };
 
 } // namespace mcpscope

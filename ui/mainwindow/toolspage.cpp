@@ -11,7 +11,6 @@
 #include <QAction>
 #include <QHeaderView>
 #include <QJsonObject>
-#include <QResizeEvent>
 #include <QScopedValueRollback>
 #include <QShortcut>
 #include <QTableView>
@@ -47,8 +46,10 @@ ToolsPage::ToolsPage(
         if (!m_fittingColumns && column != ToolsModelColumn::Count - 1)
             m_columnsSizedByHand = true;
     });
-    m_toolsView->viewport()->installEventFilter(this);
-    m_refitColumns = refit;
+    Presentation::whenWidthChanges(m_toolsView->viewport(), [this, refit] {
+        if (!m_columnsSizedByHand)
+            refit->start();
+    });
     auto* callArea = new QSplitter(Qt::Horizontal, this);
     m_composer = new CallComposer(callArea);
     m_composer->setObjectName(QStringLiteral("composer"));
@@ -150,14 +151,6 @@ void ToolsPage::fitColumns()
         ToolsModelColumn::Title, std::min(m_toolsView->columnWidth(ToolsModelColumn::Title), 170));
     Presentation::shrinkToFit(m_toolsView->horizontalHeader(), m_toolsView->viewport()->width(),
         { { ToolsModelColumn::Title, 10 * chars }, { ToolsModelColumn::Name, 18 * chars } });
-}
-
-bool ToolsPage::eventFilter(QObject* watched, QEvent* event)
-{
-    if (watched == m_toolsView->viewport() && event->type() == QEvent::Resize && !m_columnsSizedByHand
-        && static_cast<QResizeEvent*>(event)->size().width() != static_cast<QResizeEvent*>(event)->oldSize().width())
-        m_refitColumns->start();
-    return QSplitter::eventFilter(watched, event);
 }
 
 void ToolsPage::reselectKeptTool()

@@ -12,7 +12,6 @@
 class QAbstractItemModel;
 class QModelIndex;
 class QTableView;
-class QTimer;
 
 namespace mcpscope {
 
@@ -61,7 +60,6 @@ private:
     void reselectKeptTool();
     /// Columns to their contents, narrowed where the table is too narrow for them all.
     void fitColumns();
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
     Engine* m_engine;
     QAbstractItemModel* m_tools;
@@ -74,7 +72,6 @@ private:
     /// The composer's tool while the tools are listed again (a reconnect or heal).
     QString m_keptTool;
     QPointer<ServerConnection> m_runningOn;
-    QTimer* m_refitColumns = nullptr; ///< fits the columns again shortly after the table's width changed
     bool m_fittingColumns = false;
     bool m_columnsSizedByHand = false;
 };

@@ -12,6 +12,7 @@
 #include <QFont>
 #include <QHeaderView>
 #include <QJsonValue>
+#include <QResizeEvent>
 #include <QStyle>
 #include <QTableView>
 
@@ -213,6 +214,39 @@ void Presentation::sizeColumns(QTableView* view, std::initializer_list<std::pair
             sample.isEmpty() ? view->horizontalHeader()->sectionSizeHint(column)
                              : view->fontMetrics().horizontalAdvance(sample.toString()) + margins);
     }
+}
+
+namespace {
+/// whenWidthChanges(): an event filter on the widget, owned by it.
+class WidthWatcher : public QObject
+{
+public:
+    WidthWatcher(QWidget* widget, std::function<void()> changed)
+        : QObject(widget)
+        , m_changed(std::move(changed))
+    {
+        widget->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize) {
+            const auto* resize = static_cast<QResizeEvent*>(event);
+            if (resize->size().width() != resize->oldSize().width())
+                m_changed();
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    std::function<void()> m_changed;
+};
+} // namespace
+
+void Presentation::whenWidthChanges(QWidget* widget, std::function<void()> changed)
+{
+    new WidthWatcher(widget, std::move(changed));
 }
 
 void Presentation::shrinkToFit(QHeaderView* header, int available, std::initializer_list<std::pair<int, int>> columns)

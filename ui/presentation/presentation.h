@@ -10,6 +10,7 @@
 #include <QIdentityProxyModel>
 #include <QTimer>
 
+#include <functional>
 #include <initializer_list>
 #include <utility>
 
@@ -38,6 +39,8 @@ QTableView* makeTable(QWidget* parent, const QString& objectName,
 /// Sets columns' widths: each to hold its sample text, or its header's text for an empty sample, with the cell's
 /// margins. For a table's first widths, before any row arrives.
 void sizeColumns(QTableView* view, std::initializer_list<std::pair<int, QStringView>> samples);
+/// Calls changed after each resize of widget that changes its width (a view's viewport, say).
+void whenWidthChanges(QWidget* widget, std::function<void()> changed);
 /// Narrows columns that were fitted to their contents until every visible column fits in available pixels:
 /// each of columns in turn (a column and its least width), so that free text gives way before the figures and
 /// badges to its right scroll out of sight. Leaves the rest to the horizontal scroll bar.
