@@ -25,6 +25,9 @@ constexpr char AttemptMetaHead[] = R"("io.github.mcpscope/attempt":{"attempt":)"
 constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
 constexpr qint64 AuthWaitMs = 10000; // R2 (bifrost MCPSharedAuthRetryReconnectBudget)
 
+/// How many entries into CallRunner code (Frame) are on this thread's stack.
+thread_local int t_frames = 0;
+
 qint64 wallClock()
 {
     return QDateTime::currentMSecsSinceEpoch();
@@ -84,6 +87,7 @@ CallRunner::CallRunner(ServerConnection* connection, const Redactor* redactor, S
 
 void CallRunner::start()
 {
+    const Frame frame;
     publish();
     CircuitBreaker* breaker = m_connection->breaker();
     if (!breaker->allowRequest()) {
@@ -120,6 +124,7 @@ void CallRunner::waitForAuthorization()
     const qint64 started = wallClock();
     m_connection->auth()->ensure(
         m_connection->authChallenge(), waitMs, this, [this, started](bool ok, const QString& error) {
+            const Frame frame;
             if (m_finished)
                 return;
             if (!authorizationEnded(ok, error, started, FailureKind::AuthRequired))
@@ -164,6 +169,7 @@ void CallRunner::whenReady(qint64 waitMs, std::function<void(bool ready)> next)
     }
     auto done = std::make_shared<bool>(false);
     auto once = [this, done, next](bool ready) {
+        const Frame frame;
         if (std::exchange(*done, true) || m_finished)
             return;
         next(ready);
@@ -196,10 +202,26 @@ void CallRunner::startAttempt()
     send(ro);
 }
 
+CallRunner::Frame::Frame()
+{
+    ++t_frames;
+}
+
+CallRunner::Frame::~Frame()
+{
+    --t_frames;
+}
+
+bool CallRunner::onStack()
+{
+    return t_frames > 0;
+}
+
 void CallRunner::send(const RequestOptions& ro)
 {
     if (m_finished)
         return;
+    const Frame frame; // also run by a delay fault's timer
     ClientSession* session = m_connection->session();
     if (!session) {
         Reply reply;
@@ -218,7 +240,12 @@ void CallRunner::send(const RequestOptions& ro)
         *m_requestId = QJsonValue(QJsonValue::Undefined);
         m_session = session;
         const QJsonValue id = session->request(
-            m_record.method, m_params, ro, [this](const Reply& reply) { onAttemptReply(reply); }, this);
+            m_record.method, m_params, ro,
+            [this](const Reply& reply) {
+                const Frame frame;
+                onAttemptReply(reply);
+            },
+            this);
         *m_requestId = id;
         if (!m_record.attempts.isEmpty() && m_record.attempts.last().requestId.isEmpty())
             m_record.attempts.last().requestId = idKey(id).display();
@@ -372,7 +399,11 @@ void CallRunner::onAttemptReply(const Reply& reply)
         // routing guard still stops the retry when the tool is gone from it.
         if (current && current->isReady()) {
             current->listTools(
-                [retryIfStillRouted](const Reply&) { retryIfStillRouted(true, CallOutcome::ProtocolError); }, this);
+                [this, retryIfStillRouted](const Reply&) {
+                    const Frame frame;
+                    retryIfStillRouted(true, CallOutcome::ProtocolError);
+                },
+                this);
         } else {
             retryIfStillRouted(false, CallOutcome::ProtocolError);
         }
@@ -426,6 +457,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
         auth->ensure(
             reply.failure, waitMs, this,
             [this, started, retryIfStillRouted](bool ok, const QString& error) {
+                const Frame frame;
                 if (m_finished)
                     return;
                 if (!authorizationEnded(
@@ -486,6 +518,7 @@ void CallRunner::healThen(qint64 waitMs, std::function<void(bool healed)> next)
     const qint64 started = wallClock();
     m_connection->reconnector()->join(
         oldSession, waitMs, this, [this, oldSession, started, next](const Reconnector::Result& result) {
+            const Frame frame;
             if (m_finished)
                 return;
             CallReconnect reconnect;
@@ -519,7 +552,7 @@ void CallRunner::finish(CallOutcome outcome)
     }
     m_connection->forgetCall(r.callId);
     publish();
-    deleteLater();
+    m_connection->retireRunner(this);
     // Copies: done may delete the connection, and this runner with it.
     const auto done = std::move(m_done);
     const CallRecord record = r;
@@ -542,6 +575,7 @@ QJsonObject CallRunner::uncertainResult(const QString& message) const
 
 void CallRunner::interrupt(bool tellCaller)
 {
+    const Frame frame;
     if (m_finished)
         return;
     if (!tellCaller)
@@ -581,12 +615,14 @@ void CallRunner::publish()
 
 void CallRunner::noteEvent(qint64 at, const QString& kind, const QString& text)
 {
+    const Frame frame;
     m_record.events.append({ at, kind, text });
     publish();
 }
 
 void CallRunner::cancel()
 {
+    const Frame frame;
     ClientSession* session = m_connection->session();
     if (session && !m_requestId->isUndefined() && session->cancel(*m_requestId, tr("cancelled by the user")))
         return;

@@ -47,8 +47,20 @@ public:
     void interrupt(bool tellCaller = true);
     /// Puts a fault or action on the call's timeline.
     void noteEvent(qint64 at, const QString& kind, const QString& text);
+    /// Whether CallRunner code is running on this thread, perhaps under a nested event loop: ended
+    /// runners are deleted only when none is (ServerConnection::retireRunner).
+    static bool onStack();
 
 private:
+    /// Held by every way into a runner's code (its public methods, the callbacks it hands out), for as
+    /// long as it runs: a runner's code may go on after its call ended.
+    struct Frame
+    {
+        Frame();
+        ~Frame();
+        Frame(const Frame&) = delete;
+        Frame& operator=(const Frame&) = delete;
+    };
     /// A 2026-07-28 error code of the revision's own: its explanation goes on the record and the timeline.
     void explainModernError(const Reply& reply);
     void startAttempt();

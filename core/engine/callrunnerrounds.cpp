@@ -92,6 +92,7 @@ bool CallRunner::takeRound(const Reply& reply)
         m_connection->answerInputRequest(r.callId, request,
             [self, token, key, method, answers, left, state](
                 const QJsonValue& answer, const std::optional<JsonRpcError>& error) {
+                const Frame frame;
                 if (!self || self->m_finished || token != self->m_roundToken)
                     return;
                 if (error) {

@@ -17,6 +17,9 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
+
+class QTimer;
 
 namespace mcpscope {
 
@@ -217,6 +220,11 @@ private:
         m_calls.remove(callId);
         m_partOf.remove(callId);
     }
+    /// A finished CallRunner waits to be deleted by a timer, when no runner's code is running
+    /// (CallRunner::onStack), not by deleteLater: each posted event wakes the event loop, an eventfd
+    /// write, a poll and a read that were three of a stdio call's seven syscalls.
+    void retireRunner(CallRunner* runner);
+    void reapRunners();
     friend class CallRunner;
     /// initialize ended for want of credentials: authorize, then connect again. False when it cannot.
     bool authorizeInitialize(const QString& message);
@@ -240,6 +248,8 @@ private:
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, CallRunner*> m_calls;
+    std::vector<CallRunner*> m_retiredRunners;
+    QTimer* m_runnerReaper = nullptr; ///< reaps the retired runners (retireRunner)
     QHash<QString, QString> m_partOf; ///< a task poll's call id → the call that created the task
     /// Keeps this server's credentials out of the wire exchanges call records carry.
     std::shared_ptr<Redactor> m_redactor = std::make_shared<Redactor>();
