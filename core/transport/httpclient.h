@@ -83,7 +83,8 @@ struct HttpEvidence
 /// calls deleteLater() once it is finished (deleting it earlier aborts it).
 ///
 /// Signals:
-/// - requestWritten once every byte of the request was handed to the operating system;
+/// - requestWritten once every byte of the request was handed to the operating system, perhaps before
+///   HttpClient::send returned (whenRequestWritten);
 /// - headReceived once the status line and headers of the final response arrived;
 /// - readyRead whenever decoded body bytes are available (readAll());
 /// - finished exactly once, when the response is complete or the request failed (error() says how).
@@ -110,6 +111,15 @@ public:
     QByteArray readAll() { return std::exchange(m_body, {}); }
     /// Stops the request now: the connection it used is closed, never reused. finished follows.
     void abort();
+    /// Calls f once every byte of the request is with the operating system. A reused connection writes
+    /// before HttpClient::send returns, so requestWritten may already be behind: then f runs now.
+    template <typename Functor> void whenRequestWritten(const QObject* context, Functor f)
+    {
+        if (m_evidence.wholeRequestWritten())
+            f();
+        else
+            connect(this, &HttpReply::requestWritten, context, std::move(f));
+    }
 
 Q_SIGNALS:
     void requestWritten();

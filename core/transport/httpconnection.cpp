@@ -108,6 +108,7 @@ HttpConnection::HttpConnection(
         connect(m_socket, &QTcpSocket::connected, this, &HttpConnection::onReady);
     }
     m_socket->setProxy(m_absoluteForm ? QNetworkProxy(QNetworkProxy::NoProxy) : proxy);
+    m_plainTcp = !https && (m_absoluteForm || proxy.type() == QNetworkProxy::NoProxy);
     connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::onBytesWritten);
     connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::onReadyRead);
     connect(m_socket, &QTcpSocket::errorOccurred, this, &HttpConnection::onError);
@@ -242,10 +243,24 @@ void HttpConnection::write()
 {
     m_writeCalled = true;
     const QByteArray message = std::exchange(m_message, {});
-    if (m_socket->write(message) != message.size()) {
+    // QTcpSocket::write only buffers: it turns the write notifier on and off around the send, and each
+    // turn wakes the event loop (two eventfd writes, a poll and a read, a third of an HTTP call's
+    // syscalls). On a plain TCP socket with nothing queued the bytes go to the kernel here, once; what
+    // it does not take, or a socket that failed, is left to Qt's write, which reports the error.
+    qint64 sent = 0;
+    if (m_plainTcp && m_socket->bytesToWrite() == 0)
+        sent = std::max<qint64>(
+            0, SocketHealth::sendNow(m_socket->socketDescriptor(), message.constData(), message.size()));
+    const qint64 rest = message.size() - sent;
+    if (rest > 0 && m_socket->write(message.constData() + sent, rest) != rest) {
+        m_written += sent;
         noteWritten();
         fail(HttpClientError::SocketError, m_socket->errorString());
+        return;
     }
+    // Before send() returns on a reused connection: HttpReply::whenRequestWritten.
+    if (sent > 0)
+        onBytesWritten(sent);
 }
 
 void HttpConnection::onBytesWritten(qint64 bytes)

@@ -63,6 +63,8 @@ private:
     qint64 m_idleSince = 0;
     qint64 m_keepAliveMs = -1;
     bool m_absoluteForm = false;
+    /// A plain TCP socket of the kernel's (no TLS, no SOCKS engine): write() may hand bytes to it itself.
+    bool m_plainTcp = false;
     bool m_ready = false;
     bool m_writeCalled = false;
     bool m_closeAfter = false;

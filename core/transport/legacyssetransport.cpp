@@ -179,7 +179,7 @@ void LegacySseTransport::send(const JsonRpcMessage& message)
     const QString sessionIdSent = sessionId();
     if (isRequest) {
         m_inFlight.insert(idKey(id), { id, reply, std::move(wire) });
-        connect(reply, &HttpReply::requestWritten, this, [this, id] { Q_EMIT requestWritten(id); });
+        reply->whenRequestWritten(this, [this, id] { Q_EMIT requestWritten(id); });
     } else {
         m_notifications.removeAll(nullptr);
         m_notifications.append(reply);

@@ -9,4 +9,8 @@ namespace mcpscope::SocketHealth {
 /// idle HTTP connection also counts as not reusable: nothing may arrive before a request.
 bool idlePeerGone(qintptr descriptor);
 
+/// Writes what the kernel takes now, without blocking and without SIGPIPE: the bytes it took (0 when its
+/// buffer is full), or -1 when the socket failed (nothing was taken; the caller's own write reports why).
+qint64 sendNow(qintptr descriptor, const char* data, qint64 size);
+
 } // namespace mcpscope::SocketHealth

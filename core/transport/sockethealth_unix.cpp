@@ -18,4 +18,21 @@ bool SocketHealth::idlePeerGone(qintptr descriptor)
     return errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
 }
 
+qint64 SocketHealth::sendNow(qintptr descriptor, const char* data, qint64 size)
+{
+    qint64 sent = 0;
+    while (descriptor >= 0 && sent < size) {
+        const ssize_t n = ::send(int(descriptor), data + sent, size_t(size - sent), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0)
+            sent += n;
+        else if (n < 0 && errno == EINTR)
+            continue;
+        else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        else
+            return sent > 0 ? sent : -1;
+    }
+    return sent;
+}
+
 } // namespace mcpscope

@@ -127,6 +127,8 @@ private Q_SLOTS:
     void redirects();
     void abortFinishesFromTheEventLoop();
     void deletingAReplyInFlightClosesItsConnection();
+    void reusedConnectionWritesBeforeSendReturns_data();
+    void reusedConnectionWritesBeforeSendReturns();
 };
 
 void TestHttpClient::keepAliveReusesOneConnection()
@@ -367,6 +369,46 @@ void TestHttpClient::deletingAReplyInFlightClosesItsConnection()
     QTRY_COMPARE(server.requests.size(), 2);
     QCOMPARE(next->evidence().connectionReused, false);
     QCOMPARE(server.connections(), 2);
+}
+
+void TestHttpClient::reusedConnectionWritesBeforeSendReturns_data()
+{
+    QTest::addColumn<int>("bodyBytes");
+    QTest::newRow("small: the kernel takes it all at once") << 64;
+    // More than a loopback socket buffer: the kernel takes a part, Qt's buffer the rest.
+    QTest::newRow("8 MiB: the rest goes through Qt's buffer") << 8 * 1024 * 1024;
+}
+
+void TestHttpClient::reusedConnectionWritesBeforeSendReturns()
+{
+    // A pooled plain-TCP connection hands the request to the kernel inside send(), so requestWritten
+    // can come before anyone could connect to it: whenRequestWritten still runs, once.
+    QFETCH(int, bodyBytes);
+    RawServer server([](QTcpSocket* socket, const RawServer::Seen& seen) {
+        socket->write(response(QByteArray::number(seen.body.size())));
+    });
+    HttpClient client;
+    HttpReply* first = roundTrip(client, post(server.url(), "{}"));
+    QCOMPARE(first->error(), HttpClientError::None);
+    delete first;
+
+    QByteArray body(bodyBytes, 'x');
+    body.front() = '"';
+    body.back() = '"';
+    HttpReply* reply = client.send(post(server.url(), body));
+    QVERIFY(reply->evidence().connectionReused);
+    QVERIFY(reply->evidence().anyRequestByteWritten());
+    int ran = 0;
+    reply->whenRequestWritten(&client, [&ran] { ++ran; });
+    QSignalSpy finished(reply, &HttpReply::finished);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(ran, 1);
+    QCOMPARE(reply->error(), HttpClientError::None);
+    QCOMPARE(reply->readAll(), QByteArray::number(bodyBytes));
+    QCOMPARE(server.requests.size(), 2);
+    QCOMPARE(server.requests.last().body, body);
+    QCOMPARE(server.connections(), 1);
+    delete reply;
 }
 
 QTEST_GUILESS_MAIN(TestHttpClient)
