@@ -25,9 +25,6 @@ constexpr char AttemptMetaHead[] = R"("io.github.mcpscope/attempt":{"attempt":)"
 constexpr qint64 ReconnectWaitMs = 15000; // R4/R5 (hermes)
 constexpr qint64 AuthWaitMs = 10000; // R2 (bifrost MCPSharedAuthRetryReconnectBudget)
 
-/// How many entries into CallRunner code (Frame) are on this thread's stack.
-thread_local int t_frames = 0;
-
 qint64 wallClock()
 {
     return QDateTime::currentMSecsSinceEpoch();
@@ -200,21 +197,6 @@ void CallRunner::startAttempt()
         }
     }
     send(ro);
-}
-
-CallRunner::Frame::Frame()
-{
-    ++t_frames;
-}
-
-CallRunner::Frame::~Frame()
-{
-    --t_frames;
-}
-
-bool CallRunner::onStack()
-{
-    return t_frames > 0;
 }
 
 void CallRunner::send(const RequestOptions& ro)

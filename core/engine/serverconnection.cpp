@@ -510,32 +510,6 @@ void ServerConnection::onToolsListed(ClientSession* session, const Reply& reply)
         listed(reply);
 }
 
-void ServerConnection::retireRunner(CallRunner* runner)
-{
-    m_retiredRunners.push_back(runner);
-    if (!m_runnerReaper) {
-        m_runnerReaper = new QTimer(this);
-        m_runnerReaper->setSingleShot(true);
-        // Short, so that a burst of calls holds few ended runners; a timer that runs out wakes the
-        // event loop through poll's timeout, which costs no call of its own.
-        m_runnerReaper->setInterval(10);
-        connect(m_runnerReaper, &QTimer::timeout, this, [this] {
-            if (CallRunner::onStack())
-                m_runnerReaper->start(); // a nested event loop under a runner's code: not yet
-            else
-                reapRunners();
-        });
-    }
-    if (!m_runnerReaper->isActive())
-        m_runnerReaper->start();
-}
-
-void ServerConnection::reapRunners()
-{
-    for (CallRunner* runner : std::exchange(m_retiredRunners, {}))
-        delete runner;
-}
-
 QString ServerConnection::call(const QString& method, const QJsonObject& params, const CallOptions& options,
     std::function<void(const CallRecord&)> done)
 {
