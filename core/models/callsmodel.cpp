@@ -119,8 +119,9 @@ void CallsModel::ingestColumns(const Columns& record)
             m_foreignIds.insert(index, record.callId);
         } else {
             row.id = uuid;
-            uuidShard(uuid).insert(uuid, index);
-            growOneShard();
+            const int shard = shardOf(uuid);
+            m_uuidRows[size_t(shard)].insert(uuid, index);
+            growShard(shard);
         }
         fill(row, record);
         m_rows.push_back(row);
@@ -131,16 +132,15 @@ void CallsModel::ingestColumns(const Columns& record)
         scheduleFlush();
 }
 
-void CallsModel::growOneShard()
+void CallsModel::growShard(int shard)
 {
-    // Shards fill evenly, so left alone they would all rehash within the same few hundred inserts.
-    // Instead each insert looks at one shard in turn and doubles it ahead of time once it is 3/4
-    // full: a rehash then moves a 64th of the ids, and never all of them at once.
-    QHash<QUuid, int>& shard = m_uuidRows[size_t(m_nextShard)];
-    m_nextShard = (m_nextShard + 1) % UuidShards;
-    const qsizetype capacity = shard.capacity();
-    if (capacity >= 64 && shard.size() * 4 >= capacity * 3)
-        shard.reserve(capacity * 2);
+    // Shards fill evenly, so with one threshold all 64 would rehash within the same few dozen inserts,
+    // as one hash would. Shard k instead doubles ahead of time once it is (128 - k)/128 full, between
+    // half and all of its capacity: the rehashes are spread over the whole of each doubling.
+    QHash<QUuid, int>& ids = m_uuidRows[size_t(shard)];
+    const qsizetype capacity = ids.capacity();
+    if (capacity >= 64 && ids.size() * 2 * UuidShards >= capacity * (2 * UuidShards - shard))
+        ids.reserve(capacity * 2);
 }
 
 void CallsModel::scheduleFlush()

@@ -122,7 +122,7 @@ public:
 
 private:
     void scheduleFlush();
-    void growOneShard();
+    void growShard(int shard);
     int findRow(const QString& callId, QUuid* uuid) const;
     void fill(Row& row, const Columns& columns);
 
@@ -134,13 +134,16 @@ private:
     std::deque<Row> m_rows;
     int m_shown = 0;
     std::vector<int> m_dirty;
-    /// Call id -> row, in shards by the id's first bits: one growing hash would rehash every row at
-    /// once (tens of ms at half a million rows); a shard rehashes a 64th of them.
+    /// Call id -> row, in shards: one growing hash would rehash every row at once (tens of ms at half
+    /// a million rows); a shard rehashes a 64th of them. The shard comes from the top bits of the id's
+    /// hash, not from its own bits: ids need not be random (a peer's, a test's), and a QHash picks its
+    /// bucket from the low bits, which with QT_HASH_SEED=0 would then be the same within a shard.
     static constexpr int UuidShards = 64;
     std::array<QHash<QUuid, int>, UuidShards> m_uuidRows;
-    QHash<QUuid, int>& uuidShard(const QUuid& uuid) { return m_uuidRows[uuid.data1 % UuidShards]; }
-    const QHash<QUuid, int>& uuidShard(const QUuid& uuid) const { return m_uuidRows[uuid.data1 % UuidShards]; }
-    int m_nextShard = 0;
+    static int shardOf(const QUuid& uuid) { return int(qHash(uuid) >> (sizeof(size_t) * 8 - 6)); }
+    static_assert(UuidShards == 1 << 6);
+    QHash<QUuid, int>& uuidShard(const QUuid& uuid) { return m_uuidRows[size_t(shardOf(uuid))]; }
+    const QHash<QUuid, int>& uuidShard(const QUuid& uuid) const { return m_uuidRows[size_t(shardOf(uuid))]; }
     QHash<QString, int> m_foreignRows;
     QHash<int, QString> m_foreignIds;
     QTimer m_flushTimer;
