@@ -220,6 +220,7 @@ public:
     /// ends with a line break, which the caller adds.) For a large answer shown as text, where Qt's writer
     /// grows its buffer by doubling and would hold five times the answer at once.
     void setIndented(bool indented) { m_indented = indented; }
+    bool indented() const { return m_indented; }
 
 private:
     /// Writes a string from the document's storage as string() writes it. False, with nothing written,

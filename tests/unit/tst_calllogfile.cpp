@@ -647,6 +647,26 @@ private Q_SLOTS:
             QCOMPARE(document.object(), QJsonDocument::fromJson(qt).object());
     }
 
+    // The writer keeps the text of the last policy it wrote, for the next record of the same connection:
+    // a record with another policy, even one of the same shape, gets its own text, and one that is
+    // equal but not shared gets the same text.
+    void compactJsonPolicyChanges()
+    {
+        const auto policy = [](bool replay, int threshold) {
+            return QJsonObject { { QStringLiteral("idempotentReplay"), replay },
+                { QStringLiteral("breakerThreshold"), threshold } };
+        };
+        const QList<QJsonObject> policies { policy(false, 3), policy(false, 3), policy(true, 3), policy(true, 5),
+            QJsonObject(), policy(false, 3) };
+        for (const QJsonObject& each : policies) {
+            CallRecord record;
+            record.policy = each;
+            const QByteArray fast = record.toCompactJson();
+            QCOMPARE(fast, QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact));
+            QCOMPARE(QJsonDocument::fromJson(fast).object().value(QStringLiteral("policy")).toObject(), each);
+        }
+    }
+
     // The result view writes a large answer's Raw JSON with the same writer, indented: the bytes Qt writes.
     void indentedJson_data() { compactJson_data(); }
     void indentedJson()
