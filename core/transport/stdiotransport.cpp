@@ -137,7 +137,12 @@ void StdioTransport::open()
 
 QString StdioTransport::sessionId() const
 {
-    return m_pid > 0 ? QStringLiteral("pid:") + QString::number(m_pid) : QString();
+    // Asked for at each attempt and record: built once per child, not per call.
+    if (m_sessionIdPid != m_pid) {
+        m_sessionId = m_pid > 0 ? QStringLiteral("pid:") + QString::number(m_pid) : QString();
+        m_sessionIdPid = m_pid;
+    }
+    return m_sessionId;
 }
 
 qint64 StdioTransport::processId() const

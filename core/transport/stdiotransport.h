@@ -116,6 +116,8 @@ private:
     Options m_options;
     QPointer<QProcess> m_process;
     qint64 m_pid = 0;
+    mutable qint64 m_sessionIdPid = 0; ///< the pid m_sessionId was made from
+    mutable QString m_sessionId;
     // Our own pipes for the child's stdin and stdout (QProcess keeps only stderr): a request is
     // written at once with one write(), and a reply is read with one read(), without QProcess's
     // buffering and notifier toggling. -1 when closed.
