@@ -34,6 +34,7 @@
 #include <QUuid>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -417,9 +418,10 @@ int main(int argc, char* argv[])
     if (figures.stallMs >= StallGoalMs && longestIngestNs > longestAppendNs && double(longestIngestNs) / 1e6 > 20)
         std::printf("  why MISS (stall): one CallsModel::ingest took %.0f ms at row %d: the flush of a 5,000-row batch "
                     "inside it, where CallsFilterProxy (a QSortFilterProxyModel) grows its two row maps; they double "
-                    "at a power of two (2^19 rows: 2 MiB each) into fresh memory, and this machine takes %.1f us to "
-                    "fault in each 4 KiB page\n",
-            double(longestIngestNs) / 1e6, longestIngestRow, pageFaultMicros());
+                    "when the rows reach a power of two (2^%d here: to %d KiB each) into fresh memory, and this "
+                    "machine takes %.1f us to fault in each 4 KiB page\n",
+            double(longestIngestNs) / 1e6, longestIngestRow, int(std::bit_width(quint32(longestIngestRow))),
+            int((quint64(8) << std::bit_width(quint32(longestIngestRow))) >> 10), pageFaultMicros());
     else if (figures.stallMs >= StallGoalMs)
         std::printf(
             "  why MISS (stall): no single append or ingest is that long; the machine (2 cores, shared with the "
