@@ -118,6 +118,55 @@ private Q_SLOTS:
         QCOMPARE(recent.first().rule, QStringLiteral("R2"));
     }
 
+    // The summary columns are bound as UTF-8 the encoder made: text outside ASCII, an empty column and a
+    // null one come back from the table as they went in.
+    void summaryColumnsKeepTheirText()
+    {
+        const QString path = m_dir.filePath(QStringLiteral("summary.mcplog"));
+        CallRecord unicode = makeRecord(1, 1700000000001);
+        unicode.server = QStringLiteral("caf\u00e9-\u5de5\u5177 \U0001F600");
+        unicode.tool = QStringLiteral("\u00fcber");
+        unicode.rule = QStringLiteral("R2\u2013\u00e9");
+        CallRecord plain = makeRecord(2, 1700000000002);
+        plain.tool = QString(); // null: SQL NULL
+        plain.rule = QStringLiteral("");
+        LogStore store;
+        QString error;
+        QVERIFY2(store.open(path, &error), qPrintable(error));
+        store.append(unicode);
+        const qint64 last = store.append(plain);
+        store.flush();
+        QTRY_COMPARE_WITH_TIMEOUT(store.committedSequence(), last, 30000);
+        const QList<CallSummary> recent = readRecentCalls(store, 10);
+        QCOMPARE(recent.size(), 2);
+        QCOMPARE(recent.at(1).callId, unicode.callId);
+        QCOMPARE(recent.at(1).server, unicode.server);
+        QCOMPARE(recent.at(1).tool, unicode.tool);
+        QCOMPARE(recent.at(1).rule, unicode.rule);
+        QCOMPARE(recent.at(1).method, unicode.method);
+        QCOMPARE(recent.at(1).outcome, unicode.outcome);
+        QCOMPARE(recent.at(0).callId, plain.callId);
+        QCOMPARE(recent.at(0).server, plain.server);
+        QVERIFY(recent.at(0).tool.isEmpty());
+        QVERIFY(recent.at(0).rule.isEmpty());
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("summary-check"));
+        {
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery query(db);
+            QVERIFY(query.exec(QStringLiteral("SELECT tool IS NULL, rule IS NULL, typeof(server) FROM calls "
+                                              "WHERE call_id = '%1'")
+                                   .arg(plain.callId)));
+            QVERIFY(query.next());
+            QCOMPARE(query.value(0).toInt(), 1);
+            QCOMPARE(query.value(1).toInt(), 0);
+            QCOMPARE(query.value(2).toString(), QStringLiteral("text"));
+            db.close();
+        }
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("summary-check"));
+    }
+
     void pendingCallsComeBackInterrupted()
     {
         const QString path = m_dir.filePath(QStringLiteral("pending.mcplog"));
