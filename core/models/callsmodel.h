@@ -6,9 +6,9 @@
 #include "stringtable.h"
 
 #include <QAbstractTableModel>
+#include <QElapsedTimer>
 #include <QHash>
 #include <QPointer>
-#include <QElapsedTimer>
 #include <QTimer>
 #include <QUuid>
 
@@ -142,7 +142,6 @@ private:
     std::array<QHash<QUuid, int>, UuidShards> m_uuidRows;
     static int shardOf(const QUuid& uuid) { return int(qHash(uuid) >> (sizeof(size_t) * 8 - 6)); }
     static_assert(UuidShards == 1 << 6);
-    QHash<QUuid, int>& uuidShard(const QUuid& uuid) { return m_uuidRows[size_t(shardOf(uuid))]; }
     const QHash<QUuid, int>& uuidShard(const QUuid& uuid) const { return m_uuidRows[size_t(shardOf(uuid))]; }
     QHash<QString, int> m_foreignRows;
     QHash<int, QString> m_foreignIds;
