@@ -107,75 +107,6 @@ void CallRunner::start()
     startAttempt();
 }
 
-void CallRunner::waitForAuthorization()
-{
-    // The server cannot be reached without credentials the user has to provide: nothing is sent until
-    // they come, and the wait is R2's (RECOVERY.md §4), so a flow left running keeps running.
-    const qint64 waitMs = std::min(AuthWaitMs, std::max<qint64>(remainingMs(), 1));
-    m_record.decisions.append({ 0, QStringLiteral("R2"), QStringLiteral("wait"),
-        tr("Server '%1' needs authorization before anything can be sent; waiting for it (at most %2 s).")
-            .arg(m_record.server)
-            .arg(double(waitMs) / 1000.0, 0, 'f', 1) });
-    m_record.rule = QStringLiteral("R2");
-    publish();
-    const qint64 started = wallClock();
-    m_connection->auth()->ensure(
-        m_connection->authChallenge(), waitMs, this, [this, started](bool ok, const QString& error) {
-            const Frame frame;
-            if (m_finished)
-                return;
-            if (!authorizationEnded(ok, error, started, FailureKind::AuthRequired))
-                return;
-            whenReady(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)), [this](bool ready) {
-                if (ready) {
-                    startAttempt();
-                    return;
-                }
-                m_record.error = { { QStringLiteral("message"),
-                                       tr("Server '%1' was authorized, but no session became ready: %2")
-                                           .arg(m_record.server, m_connection->lastError()) },
-                    { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
-                m_connection->breaker()->releaseProbe();
-                finish(CallOutcome::NotDispatched);
-            });
-        });
-}
-
-bool CallRunner::authorizationEnded(bool ok, const QString& error, qint64 started, FailureKind kind)
-{
-    m_record.events.append({ wallClock(), QStringLiteral("auth"),
-        ok ? tr("authorized in %1 ms").arg(wallClock() - started)
-           : tr("authorization did not finish: %1").arg(error) });
-    if (ok)
-        return true;
-    m_record.error = { { QStringLiteral("message"), error }, { QStringLiteral("failureKind"), failureKindName(kind) },
-        { QStringLiteral("dispatch"), QStringLiteral("not_dispatched") } };
-    // Wanting credentials says nothing about the server's health: no strike.
-    m_connection->breaker()->releaseProbe();
-    finish(CallOutcome::NeedsAuth);
-    return false;
-}
-
-void CallRunner::whenReady(qint64 waitMs, std::function<void(bool ready)> next)
-{
-    // The connection connects by itself once it is authorized (ServerConnection::enableAuth).
-    ClientSession* session = m_connection->session();
-    if (session && session->isReady()) {
-        next(true);
-        return;
-    }
-    auto done = std::make_shared<bool>(false);
-    auto once = [this, done, next](bool ready) {
-        const Frame frame;
-        if (std::exchange(*done, true) || m_finished)
-            return;
-        next(ready);
-    };
-    connect(m_connection, &ServerConnection::ready, this, [once] { once(true); });
-    connect(m_connection, &ServerConnection::failed, this, [once] { once(false); });
-    QTimer::singleShot(int(waitMs), this, [once] { once(false); });
-}
-
 void CallRunner::startAttempt()
 {
     if (m_finished)
@@ -264,6 +195,16 @@ RequestOptions CallRunner::attemptOptions() const
 qint64 CallRunner::remainingMs() const
 {
     return std::max<qint64>(0, m_timeoutMs - m_clock.elapsed());
+}
+
+qint64 CallRunner::healWaitMs() const
+{
+    return std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000));
+}
+
+qint64 CallRunner::authWaitMs() const
+{
+    return std::min(AuthWaitMs, std::max<qint64>(remainingMs(), 1));
 }
 
 void CallRunner::onAttemptReply(const Reply& reply)
@@ -372,7 +313,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
         if (current && current->isReady() && !m_connection->reconnector()->isRunning()) {
             startAttempt();
         } else {
-            healThen(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)),
+            healThen(healWaitMs(),
                 [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NotDispatched); });
         }
         return;
@@ -394,7 +335,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
         // R13: a fresh connection probes the era again (server/discover first); the retry goes out in the era
         // it finds, and the routing guard still stops it when the tool is gone from the new listing.
         m_connection->forgetEra();
-        healThen(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)),
+        healThen(healWaitMs(),
             [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::ProtocolError); });
         return;
     case RecoveryAction::ReconnectThenRetry:
@@ -426,7 +367,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
     case RecoveryAction::AuthThenRetry:
     case RecoveryAction::StepUpThenRetry: {
         ServerAuth* auth = m_connection->auth();
-        const qint64 waitMs = std::min(AuthWaitMs, std::max<qint64>(remainingMs(), 1));
+        const qint64 waitMs = authWaitMs();
         if (!auth) {
             // No credentials to fetch (auth not enabled): a fresh session is all there is to offer.
             healThen(waitMs, [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NeedsAuth); });
@@ -451,7 +392,7 @@ void CallRunner::onAttemptReply(const Reply& reply)
                     retryIfStillRouted(true, CallOutcome::NeedsAuth);
                     return;
                 }
-                healThen(std::min(ReconnectWaitMs, std::max<qint64>(remainingMs(), 1000)),
+                healThen(healWaitMs(),
                     [retryIfStillRouted](bool healed) { retryIfStillRouted(healed, CallOutcome::NeedsAuth); });
             },
             m_authGeneration);

@@ -88,6 +88,10 @@ private:
     QJsonObject uncertainResult(const QString& message) const;
     void publish();
     qint64 remainingMs() const;
+    /// R4/R5's wait for a fresh session: 15 s, within the deadline's rest, and at least 1 s.
+    qint64 healWaitMs() const;
+    /// R2/R3's wait for authorization: 10 s, within the deadline's rest.
+    qint64 authWaitMs() const;
 
     ServerConnection* m_connection;
     const Redactor* m_redactor;
