@@ -3,7 +3,9 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace mcpscope {
 
@@ -20,6 +22,20 @@ CallsModel::CallsModel(QObject* parent)
 }
 
 CallsModel::~CallsModel() = default;
+
+quint64 CallsModel::CallKey::mix(const QUuid& id)
+{
+    // Two rounds of splitmix64's finalizer over the two halves of the 16 bytes.
+    static_assert(sizeof(QUuid) == 16 && std::is_trivially_copyable_v<QUuid>);
+    const auto finalize = [](quint64 h) {
+        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+        return h ^ (h >> 31);
+    };
+    quint64 halves[2];
+    std::memcpy(halves, &id, sizeof halves);
+    return finalize(halves[0] ^ finalize(halves[1]));
+}
 
 Engine* CallsModel::engine() const
 {
@@ -59,7 +75,7 @@ int CallsModel::findRow(const QString& callId, QUuid* uuid) const
         const QUuid parsed = QUuid::fromString(callId);
         if (!parsed.isNull() && parsed.toString(QUuid::WithoutBraces) == callId) {
             *uuid = parsed;
-            return uuidShard(parsed).value(parsed, -1);
+            return uuidShard(parsed).value(CallKey { parsed }, -1);
         }
     }
     *uuid = QUuid();
@@ -120,7 +136,7 @@ void CallsModel::ingestColumns(const Columns& record)
         } else {
             row.id = uuid;
             const int shard = shardOf(uuid);
-            m_uuidRows[size_t(shard)].insert(uuid, index);
+            m_uuidRows[size_t(shard)].insert(CallKey { uuid }, index);
             growShard(shard);
         }
         fill(row, record);
@@ -137,7 +153,7 @@ void CallsModel::growShard(int shard)
     // Shards fill evenly, so with one threshold all 64 would rehash within the same few dozen inserts,
     // as one hash would. Shard k instead doubles ahead of time once it is (128 - k)/128 full, between
     // half and all of its capacity: the rehashes are spread over the whole of each doubling.
-    QHash<QUuid, int>& ids = m_uuidRows[size_t(shard)];
+    QHash<CallKey, int>& ids = m_uuidRows[size_t(shard)];
     const qsizetype capacity = ids.capacity();
     if (capacity >= 64 && ids.size() * 2 * UuidShards >= capacity * (2 * UuidShards - shard))
         ids.reserve(capacity * 2);

@@ -103,6 +103,20 @@ public:
     /// The shown row of a call, or -1 when it is unknown or still in the pending batch.
     int rowOfCall(const QString& callId) const;
 
+    /// A UUID call id as a hash key. QUuid's own qHash is 32 bits of XORed fields: the high bits of its
+    /// size_t are the seed's alone (so they cannot pick a shard: every id went to one, which then
+    /// rehashed half a million ids at once, bench_calllog), and ids that differ in a counter cluster
+    /// in the low bits a QHash picks its bucket by. mix() spreads all 128 bits over all 64.
+    struct CallKey
+    {
+        QUuid id;
+        static quint64 mix(const QUuid& id);
+        bool operator==(const CallKey& other) const { return id == other.id; }
+        friend size_t qHash(const CallKey& key, size_t seed = 0) noexcept { return size_t(mix(key.id)) ^ seed; }
+    };
+    /// Which of the 64 shards of the call-id index holds a UUID call id.
+    static int shardOf(const QUuid& uuid) { return int(CallKey::mix(uuid) >> (64 - 6)); }
+
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -135,14 +149,12 @@ private:
     int m_shown = 0;
     std::vector<int> m_dirty;
     /// Call id -> row, in shards: one growing hash would rehash every row at once (tens of ms at half
-    /// a million rows); a shard rehashes a 64th of them. The shard comes from the top bits of the id's
-    /// hash, not from its own bits: ids need not be random (a peer's, a test's), and a QHash picks its
-    /// bucket from the low bits, which with QT_HASH_SEED=0 would then be the same within a shard.
+    /// a million rows); a shard rehashes a 64th of them. The shard comes from the top bits of the
+    /// mixed id, a QHash bucket from its low bits (seeded): the two are independent.
     static constexpr int UuidShards = 64;
-    std::array<QHash<QUuid, int>, UuidShards> m_uuidRows;
-    static int shardOf(const QUuid& uuid) { return int(qHash(uuid) >> (sizeof(size_t) * 8 - 6)); }
+    std::array<QHash<CallKey, int>, UuidShards> m_uuidRows;
     static_assert(UuidShards == 1 << 6);
-    const QHash<QUuid, int>& uuidShard(const QUuid& uuid) const { return m_uuidRows[size_t(shardOf(uuid))]; }
+    const QHash<CallKey, int>& uuidShard(const QUuid& uuid) const { return m_uuidRows[size_t(shardOf(uuid))]; }
     QHash<QString, int> m_foreignRows;
     QHash<int, QString> m_foreignIds;
     QTimer m_flushTimer;

@@ -34,7 +34,6 @@
 #include <QUuid>
 
 #include <algorithm>
-#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -227,11 +226,11 @@ void measureModelMemory(const RecordFactory& factory, Figures* figures)
         releaseFreedMemory();
         const qint64 after = residentBytes();
         figures->bytesPerRowRss = double(after - before) / TotalRecords;
-        // The model's own parts: its row vector, the call-id hash (QHash<QUuid, int>: a 24-byte node
-        // in spans sized for a load factor up to 1/2, about 2 x (24 + 1) bytes), and the proxy's two
-        // int mappings.
+        // The model's own parts: its row deque and the call-id hash (QHash<CallKey, int>: a 24-byte
+        // node in spans sized for a load factor up to 1/2, about 2 x (24 + 1) bytes). The proxy keeps
+        // nothing per row while no filter or sort is set.
         const double rowBytes = sizeof(CallsModel::Row);
-        figures->bytesPerRowAccounted = rowBytes + 2 * (24 + 1) + 2 * sizeof(int);
+        figures->bytesPerRowAccounted = rowBytes + 2 * (24 + 1);
         if (model.rowCount() != TotalRecords || proxy.rowCount() != TotalRecords)
             std::printf("  ERROR: model shows %d rows, proxy %d\n", model.rowCount(), proxy.rowCount());
     }
@@ -348,7 +347,7 @@ int main(int argc, char* argv[])
         static_cast<long long>(stored));
     std::fflush(stdout);
 
-    // Phase 3: filters, as the calls panel sets them. invalidateFilter() runs synchronously in Qt 6.4.
+    // Phase 3: filters, as the calls panel sets them; the proxy refilters synchronously.
     QElapsedTimer filterClock;
     filterClock.start();
     proxy.setSearchText(QStringLiteral("everything"));
@@ -420,12 +419,9 @@ int main(int argc, char* argv[])
                 "%d)\n",
         double(longestAppendNs) / 1e6, double(longestIngestNs) / 1e6, longestIngestRow);
     if (figures.stallMs >= StallGoalMs && longestIngestNs > longestAppendNs && double(longestIngestNs) / 1e6 > 20)
-        std::printf("  why MISS (stall): one CallsModel::ingest took %.0f ms at row %d: the flush of a 5,000-row batch "
-                    "inside it, where CallsFilterProxy (a QSortFilterProxyModel) grows its two row maps; they double "
-                    "when the rows reach a power of two (2^%d here: to %d KiB each) into fresh memory, and this "
-                    "machine takes %.1f us to fault in each 4 KiB page\n",
-            double(longestIngestNs) / 1e6, longestIngestRow, int(std::bit_width(quint32(longestIngestRow))),
-            int((quint64(8) << std::bit_width(quint32(longestIngestRow))) >> 10), pageFaultMicros());
+        std::printf("  why MISS (stall): one CallsModel::ingest took %.0f ms at row %d, growing memory that this "
+                    "machine faults in at %.1f us per 4 KiB page\n",
+            double(longestIngestNs) / 1e6, longestIngestRow, pageFaultMicros());
     else if (figures.stallMs >= StallGoalMs)
         std::printf(
             "  why MISS (stall): no single append or ingest is that long; the machine (2 cores, shared with the "

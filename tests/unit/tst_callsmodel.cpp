@@ -11,6 +11,8 @@
 #include <QTest>
 #include <QUuid>
 
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <set>
 
@@ -138,6 +140,7 @@ private Q_SLOTS:
     void followsEveryConnectionOfTheEngine();
     void recordForReadsTheStore();
     void clearResets();
+    void callIdsSpreadOverTheShards();
     void reportsBytesPerRow();
 };
 
@@ -554,6 +557,30 @@ void TestCallsModel::clearResets()
     QTRY_COMPARE(model.rowCount(), 2);
     QCOMPARE(proxy.rowCount(), 1);
     QCOMPARE(proxy.index(0, CallsModelColumn::Server).data().toString(), QStringLiteral("b"));
+}
+
+void TestCallsModel::callIdsSpreadOverTheShards()
+{
+    // Each shard of the call-id index rehashes alone, so a stall is a 64th of one hash's only when
+    // the ids spread. Random ids, and ids that differ only in a counter (as a test peer's or the
+    // benchmark's), each fill every shard to within 1/2 and 3/2 of an even share; with QUuid's own
+    // qHash, whose high bits are the seed's, all of them landed in one.
+    constexpr int Ids = 64 * 200;
+    for (bool counted : { false, true }) {
+        std::array<int, 64> shards {};
+        for (int n = 0; n < Ids; ++n) {
+            const QUuid id = counted ? QUuid(0x5ca1ab1eU, ushort(n >> 16), ushort(0x4000 | (n & 0x0fff)),
+                                 uchar(0x80 | ((n >> 12) & 0x0f)), 0, 0, 0, 0, 0, uchar(n >> 8), uchar(n))
+                                     : QUuid::createUuid();
+            ++shards[size_t(CallsModel::shardOf(id))];
+        }
+        const auto [fewest, most] = std::minmax_element(shards.cbegin(), shards.cend());
+        QVERIFY2(*fewest >= 100 && *most <= 300,
+            qPrintable(QStringLiteral("%1 ids: %2..%3 per shard")
+                           .arg(counted ? QLatin1String("counted") : QLatin1String("random"))
+                           .arg(*fewest)
+                           .arg(*most)));
+    }
 }
 
 void TestCallsModel::reportsBytesPerRow()
