@@ -16,9 +16,11 @@
 #include <QJsonValue>
 #include <QLocale>
 #include <QStringView>
+#include <QSysInfo>
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <functional>
@@ -101,6 +103,13 @@ public:
             const char16_t* const slice = src + std::min<qsizetype>(end - src, 4096);
             char* cursor = room(6 * (slice - src));
             while (src < slice) {
+                if (slice - src >= 4) {
+                    const int plain = plainAscii4(src, cursor);
+                    src += plain;
+                    cursor += plain;
+                    if (plain == 4)
+                        continue;
+                }
                 const char16_t u = *src++;
                 if (u < 0x80) {
                     cursor = ascii(cursor, char(u));
@@ -277,8 +286,16 @@ private:
             // A slice at a time, as in string(): each byte becomes at most 6 (\u001f).
             const char* const slice = src + std::min<qsizetype>(end - src, 4096);
             char* cursor = room(6 * (slice - src));
-            for (; src < slice; ++src)
-                cursor = ascii(cursor, *src);
+            while (src < slice) {
+                if (slice - src >= 8) {
+                    const int plain = plainBytes8(src, cursor);
+                    src += plain;
+                    cursor += plain;
+                    if (plain == 8)
+                        continue;
+                }
+                cursor = ascii(cursor, *src++);
+            }
             m_size = cursor - m_data;
         }
     }
@@ -320,6 +337,50 @@ private:
         raw('"');
         validUtf8(text);
         raw('"');
+    }
+
+    /// The bytes of word that JSON text cannot hold as they are ('"', '\\', control characters), each
+    /// marked by its high bit; bytes from 0x80 up are not marked (UTF-8 goes as it is). All bytes at once,
+    /// without a branch per byte, by the "has a byte less than n" and "has a zero byte" tests of Bit
+    /// Twiddling Hacks. Only the lowest mark is sure to be right (a borrow can mark bytes above a
+    /// marked one), and only the lowest is used.
+    template <typename Word> static Word escapeMarks(Word word)
+    {
+        constexpr Word Ones = Word(~Word(0)) / 0xff;
+        constexpr Word High = Ones * 0x80;
+        const auto zeroMarks = [](Word v) { return (v - Ones) & ~v & High; };
+        return ((word - Ones * 0x20) & ~word & High) | zeroMarks(word ^ (Ones * '"')) | zeroMarks(word ^ (Ones * '\\'));
+    }
+    static constexpr bool LittleEndian = QSysInfo::ByteOrder == QSysInfo::LittleEndian;
+
+    /// Text mostly needs no escape for many bytes in a row. These copy the leading bytes that need none,
+    /// several at a time, and return how many they were; the caller writes the next one itself. Both
+    /// write all 8 (or 4) bytes, past what they return, into room the caller has reserved.
+    /// (Little-endian only: the first byte in memory is the lowest. Elsewhere they copy nothing.)
+    static int plainBytes8(const char* src, char* cursor)
+    {
+        if constexpr (!LittleEndian)
+            return 0;
+        quint64 bytes;
+        std::memcpy(&bytes, src, 8);
+        std::memcpy(cursor, &bytes, 8);
+        const quint64 marks = escapeMarks(bytes);
+        return marks ? std::countr_zero(marks) / 8 : 8;
+    }
+    /// The same for UTF-16 units that are ASCII: four units, written as four bytes.
+    static int plainAscii4(const char16_t* src, char* cursor)
+    {
+        if constexpr (!LittleEndian)
+            return 0;
+        quint64 units;
+        std::memcpy(&units, src, 8);
+        const auto bytes = quint32(
+            (units & 0xff) | ((units >> 8) & 0xff00) | ((units >> 16) & 0xff0000) | ((units >> 24) & 0xff000000));
+        std::memcpy(cursor, &bytes, 4);
+        // A unit from 0x80 up stops the run as an escape does; its low byte, copied above, is written over.
+        const quint64 wide = units & 0xff80ff80ff80ff80ULL;
+        const quint32 marks = escapeMarks(bytes);
+        return std::min(wide ? std::countr_zero(wide) / 16 : 4, marks ? std::countr_zero(marks) / 8 : 4);
     }
 
     /// One byte of ASCII or UTF-8 text as JSON holds it: itself, or its escape. Most bytes are themselves and

@@ -619,6 +619,25 @@ private Q_SLOTS:
             StdioLine::make(4, true, QByteArray()) };
         lines.attempts = { wire };
         QTest::newRow("stdio lines: ASCII escapes, UTF-8, invalid bytes") << lines << true;
+        CallRecord positions;
+        // Text is written several characters at a time while none needs an escape: each kind of character
+        // at each position of texts up to 19 long, as UTF-16 (arguments) and as stdio bytes.
+        QJsonArray texts;
+        CallAttempt bytes;
+        const QList<QStringView> specials { u"\"", u"\\", u"\n", u"\x1f", QStringView(u"\0", 1), u"\x7f", u"\u00e9",
+            u"\u20ac", u"\U0001F600" };
+        for (QStringView special : specials) {
+            for (int length = 1; length < 20; ++length) {
+                for (int at = 0; at < length; ++at) {
+                    const QString text = QString(at, u'a') + special + QString(length - at - 1, u'b');
+                    texts.append(text);
+                    bytes.exchange.stdio.append(StdioLine::make(texts.size(), true, text.toUtf8()));
+                }
+            }
+        }
+        positions.arguments = { { QStringLiteral("texts"), texts } };
+        positions.attempts = { bytes };
+        QTest::newRow("each escape and non-ASCII character at each position") << positions << true;
         for (int i = 0; i < 20; ++i)
             QTest::addRow("log file record %d", i) << makeRecord(i) << true;
         Awkward exact(20261129, true);
