@@ -141,11 +141,7 @@ public:
     QString call(const QString& method, const QJsonObject& params, const CallOptions& options,
         std::function<void(const CallRecord&)> done);
     QString callTool(const QString& tool, const QJsonObject& arguments, const CallOptions& options,
-        std::function<void(const CallRecord&)> done)
-    {
-        return call(QStringLiteral("tools/call"),
-            { { QStringLiteral("name"), tool }, { QStringLiteral("arguments"), arguments } }, options, std::move(done));
-    }
+        std::function<void(const CallRecord&)> done);
 
     /// Cancels a call in flight: notifications/cancelled if it went out; it ends as cancelled, never retried.
     bool cancelCall(const QString& callId);
@@ -248,6 +244,13 @@ private:
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, CallRunner*> m_calls;
+    /// The params of the last tools/call and what they were built from (callTool()).
+    struct ToolParams
+    {
+        QString tool;
+        QJsonObject arguments;
+        QJsonObject params;
+    } m_lastToolCall;
     std::vector<CallRunner*> m_retiredRunners;
     QTimer* m_runnerReaper = nullptr; ///< reaps the retired runners (retireRunner)
     QHash<QString, QString> m_partOf; ///< a task poll's call id → the call that created the task
