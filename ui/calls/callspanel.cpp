@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -20,6 +21,11 @@
 #include <algorithm>
 
 namespace mcpscope {
+
+namespace {
+const QString SortColumnKey = QStringLiteral("calls/sortColumn");
+const QString SortOrderKey = QStringLiteral("calls/sortOrder");
+} // namespace
 
 CallsPanel::CallsPanel(QWidget* parent)
     : QWidget(parent)
@@ -69,6 +75,20 @@ CallsPanel::CallsPanel(QWidget* parent)
             { CallsModelColumn::Tool, u"get-resource-reference" }, { CallsModelColumn::Duration, {} },
             { CallsModelColumn::Attempts, {} }, { CallsModelColumn::Rule, {} },
             { CallsModelColumn::Outcome, u"outcome uncertain" } });
+    // A click on a column sorts by its typed value, ascending (durations as numbers, pending calls first), a second
+    // reverses, a third goes back to arrival order, which costs the proxy nothing per row. Kept across runs.
+    QHeaderView* header = m_view->horizontalHeader();
+    header->setSortIndicatorClearable(true);
+    const QSettings settings;
+    const int sortColumn = settings.value(SortColumnKey, -1).toInt();
+    header->setSortIndicator(sortColumn >= 0 && sortColumn < CallsModelColumn::Count ? sortColumn : -1,
+        settings.value(SortOrderKey).toInt() == Qt::AscendingOrder ? Qt::AscendingOrder : Qt::DescendingOrder);
+    m_view->setSortingEnabled(true);
+    connect(header, &QHeaderView::sortIndicatorChanged, this, [](int column, Qt::SortOrder order) {
+        QSettings settings;
+        settings.setValue(SortColumnKey, column);
+        settings.setValue(SortOrderKey, int(order));
+    });
     m_timeline = new TimelineView(split);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
