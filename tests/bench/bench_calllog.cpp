@@ -19,6 +19,7 @@
 #include "calllog/callrecord.h"
 #include "calllog/logstore.h"
 #include "calllog/logstorereader.h"
+#include "guibench.h"
 #include "models/callsfilterproxy.h"
 #include "models/callsmodel.h"
 
@@ -37,6 +38,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #ifdef __GLIBC__
@@ -201,6 +203,7 @@ struct Figures
     double acceptedPerSec = 0;
     double committedPerSec = 0;
     double stallMs = 0;
+    double stallWorkMs = 0; ///< the GUI thread's own CPU time in its longest gap
     double textFilterMs = 0;
     double outcomeFilterMs = 0;
     int filteredRows = 0;
@@ -276,16 +279,7 @@ int main(int argc, char* argv[])
     proxy.setSourceModel(&model);
 
     QElapsedTimer clock;
-    qint64 lastBeatNs = 0;
-    qint64 longestGapNs = 0;
-    QTimer heartbeat;
-    heartbeat.setTimerType(Qt::PreciseTimer);
-    heartbeat.setInterval(1);
-    QObject::connect(&heartbeat, &QTimer::timeout, &app, [&] {
-        const qint64 now = clock.nsecsElapsed();
-        longestGapNs = std::max(longestGapNs, now - lastBeatNs);
-        lastBeatNs = now;
-    });
+    std::optional<bench::Heartbeat> heartbeat;
 
     int next = 0;
     qint64 acceptedNs = 0;
@@ -330,16 +324,18 @@ int main(int argc, char* argv[])
     };
     QTimer::singleShot(100, &app, [&] {
         clock.start();
-        lastBeatNs = 0;
-        heartbeat.start();
+        heartbeat.emplace();
         produce();
     });
     QCoreApplication::exec();
-    heartbeat.stop();
+    if (heartbeat) {
+        figures.stallMs = heartbeat->longestMs();
+        figures.stallWorkMs = heartbeat->longestWorkMs();
+        heartbeat.reset();
+    }
 
     figures.acceptedPerSec = acceptedNs > 0 ? TotalRecords / (double(acceptedNs) / 1e9) : 0;
     figures.committedPerSec = committedNs > 0 ? TotalRecords / (double(committedNs) / 1e9) : 0;
-    figures.stallMs = double(longestGapNs) / 1e6;
     // Everything is committed here; a reader of its own counts it (the store's reads are asynchronous).
     LogStoreReader counter;
     const qint64 stored = counter.open(store.path()) ? counter.count() : -1;
@@ -405,6 +401,10 @@ int main(int argc, char* argv[])
         ">= 100000", verdict(figures.committedPerSec >= AppendGoal));
     std::printf("  %-46s %10.1f ms %13s ms  %s\n", "longest GUI-thread stall during the append", figures.stallMs,
         "< 50", verdict(figures.stallMs < StallGoalMs));
+    // The same gap in the GUI thread's own CPU time: the stall on a machine where nothing else waits for the
+    // 2 cores (here the store's two threads do, at a lower priority).
+    std::printf("  %-46s %10.1f ms %13s ms  %s\n", "  of it GUI-thread work", figures.stallWorkMs, "< 50",
+        verdict(figures.stallWorkMs < StallGoalMs));
     std::printf("  %-46s %10.1f ms %13s ms  %s\n", "filter 1M rows: text \"everything\"", figures.textFilterMs,
         "<= 300", verdict(figures.textFilterMs <= FilterGoalMs));
     std::printf("  %-46s %10.1f ms %13s ms  %s\n", "filter 1M rows: + outcome success|uncertain",
@@ -423,9 +423,10 @@ int main(int argc, char* argv[])
                     "machine faults in at %.1f us per 4 KiB page\n",
             double(longestIngestNs) / 1e6, longestIngestRow, pageFaultMicros());
     else if (figures.stallMs >= StallGoalMs)
-        std::printf(
-            "  why MISS (stall): no single append or ingest is that long; the machine (2 cores, shared with the "
-            "store's worker and other jobs) did not schedule the GUI thread\n");
+        std::printf("  why MISS (stall): no single append or ingest is that long, and the GUI thread worked %.1f ms of "
+                    "that gap; it waited for a core the rest of the time (2 cores, shared with the store's encoder and "
+                    "writer threads)\n",
+            figures.stallWorkMs);
     if (figures.committedPerSec < AppendGoal && figures.acceptedPerSec >= AppendGoal)
         std::printf("  why MISS (committed): the GUI thread keeps up; the store's encoder thread (CallRecord::"
                     "toCompactJson and the secret scan) and its writer thread (64-row upserts bound through SQLite's "
