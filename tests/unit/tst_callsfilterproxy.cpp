@@ -15,7 +15,7 @@
 #include <QUuid>
 
 #include <algorithm>
-#include <numeric>
+#include <memory>
 
 using namespace mcpscope;
 
@@ -93,6 +93,20 @@ QStringList expectedIds(const CallsModel& model, const CallsFilterProxy& proxy)
     return ids;
 }
 
+/// A CallsModel behind a CallsFilterProxy, with the proxy's signals checked throughout.
+struct Chain
+{
+    CallsModel model;
+    CallsFilterProxy proxy;
+    std::unique_ptr<Tester> tester;
+
+    Chain()
+    {
+        proxy.setSourceModel(&model);
+        tester = std::make_unique<Tester>(&proxy, Tester::FailureReportingMode::QtTest);
+    }
+};
+
 QStringList shownIds(const QAbstractItemModel& proxy)
 {
     QStringList ids;
@@ -117,10 +131,9 @@ private Q_SLOTS:
 
 void TestCallsFilterProxy::keepsNoMapsWithoutAFilterOrASort()
 {
-    CallsModel model;
-    CallsFilterProxy proxy;
-    proxy.setSourceModel(&model);
-    Tester tester(&proxy, Tester::FailureReportingMode::QtTest);
+    Chain chain;
+    CallsModel& model = chain.model;
+    CallsFilterProxy& proxy = chain.proxy;
     QRandomGenerator random(7);
     for (int n = 0; n < 20; ++n)
         model.ingestColumns(newCall(random, n));
@@ -142,10 +155,9 @@ void TestCallsFilterProxy::keepsNoMapsWithoutAFilterOrASort()
 
 void TestCallsFilterProxy::matchingCallsJoinAtTheEndAsOneInsert()
 {
-    CallsModel model;
-    CallsFilterProxy proxy;
-    proxy.setSourceModel(&model);
-    Tester tester(&proxy, Tester::FailureReportingMode::QtTest);
+    Chain chain;
+    CallsModel& model = chain.model;
+    CallsFilterProxy& proxy = chain.proxy;
     proxy.setServers({ QStringLiteral("alpha") });
     proxy.sort(CallsModelColumn::Time, Qt::AscendingOrder);
     QSignalSpy inserted(&proxy, &QAbstractItemModel::rowsInserted);
@@ -181,10 +193,9 @@ void TestCallsFilterProxy::matchingCallsJoinAtTheEndAsOneInsert()
 
 void TestCallsFilterProxy::sortedRowMovesWhenItsKeyChanges()
 {
-    CallsModel model;
-    CallsFilterProxy proxy;
-    proxy.setSourceModel(&model);
-    Tester tester(&proxy, Tester::FailureReportingMode::QtTest);
+    Chain chain;
+    CallsModel& model = chain.model;
+    CallsFilterProxy& proxy = chain.proxy;
     QRandomGenerator random(5);
     QList<CallSummary> calls;
     for (int n = 0; n < 6; ++n) {
@@ -222,10 +233,9 @@ void TestCallsFilterProxy::matchesAPlainFilterAndSort()
 {
     QFETCH(quint32, seed);
     QRandomGenerator random(seed);
-    CallsModel model;
-    CallsFilterProxy proxy;
-    proxy.setSourceModel(&model);
-    Tester tester(&proxy, Tester::FailureReportingMode::QtTest);
+    Chain chain;
+    CallsModel& model = chain.model;
+    CallsFilterProxy& proxy = chain.proxy;
     QList<CallSummary> calls;
     const QStringList texts { QString(), QStringLiteral("ALP"), QStringLiteral("r5"), QStringLiteral("echo"),
         QStringLiteral("uncertain"), QStringLiteral("call-1"), QStringLiteral("a"), QStringLiteral("zzz") };
