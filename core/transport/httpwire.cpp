@@ -2,6 +2,9 @@
 
 #include "jsonrpc/translation.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace mcpscope::HttpWire {
 
 namespace {
@@ -228,14 +231,27 @@ void MessageReader::process()
             qsizetype headLength = 0;
             // Resume where the last read's search stopped, less the 3 bytes an end split across reads needs.
             const qsizetype from = std::max<qsizetype>(0, m_headScanned - 3);
-            const qsizetype crlf = m_buffer.indexOf("\r\n\r\n", from);
-            const qsizetype lf = m_buffer.indexOf("\n\n", from);
-            if (crlf >= 0 && (lf < 0 || crlf < lf)) {
-                headLength = crlf;
-                end = crlf + 4;
-            } else if (lf >= 0) {
-                headLength = lf;
-                end = lf + 2;
+            // The first "\r\n\r\n" or "\n\n" from there, whichever starts first, in one pass from line
+            // break to line break (memchr): two QByteArray::indexOf searches were 3% of an HTTP call.
+            const char* const data = m_buffer.constData();
+            const qsizetype size = m_buffer.size();
+            for (qsizetype at = from; at < size;) {
+                const auto* found = static_cast<const char*>(std::memchr(data + at, '\n', size_t(size - at)));
+                if (!found)
+                    break;
+                const qsizetype i = found - data;
+                if (i + 1 < size && data[i + 1] == '\n') {
+                    headLength = i;
+                    end = i + 2;
+                    break;
+                }
+                if (i - 1 >= from && data[i - 1] == '\r' && i + 2 < size && data[i + 1] == '\r'
+                    && data[i + 2] == '\n') {
+                    headLength = i - 1;
+                    end = i + 3;
+                    break;
+                }
+                at = i + 1;
             }
             if (end < 0) {
                 m_headScanned = m_buffer.size();
