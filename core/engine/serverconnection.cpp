@@ -522,22 +522,6 @@ QString ServerConnection::call(const QString& method, const QJsonObject& params,
     return callId;
 }
 
-QString ServerConnection::callTool(const QString& tool, const QJsonObject& arguments, const CallOptions& options,
-    std::function<void(const CallRecord&)> done)
-{
-    // Building {name, arguments} costs QJsonObject about 8,000 instructions, a tenth of a whole call on the
-    // stdio path (bench_stdiocall, callgrind). A load run, or a call repeated from the window, sends the same
-    // tool with equal arguments again: the last params are shared instead (QJsonObject compares shared data
-    // first, so that check is a pointer comparison when the caller's arguments are the same object).
-    ToolParams& last = m_lastToolCall;
-    if (last.params.isEmpty() || tool != last.tool || arguments != last.arguments) {
-        last.tool = tool;
-        last.arguments = arguments;
-        last.params = QJsonObject { { QStringLiteral("name"), tool }, { QStringLiteral("arguments"), arguments } };
-    }
-    return call(QStringLiteral("tools/call"), last.params, options, std::move(done));
-}
-
 QString ServerConnection::shownSessionId() const
 {
     if (!m_session || m_state == State::Failed || m_state == State::Closed || m_state == State::Disconnected)
