@@ -286,15 +286,15 @@ void CallsFilterProxy::rebuild()
             m_proxyToSource.push_back(row);
     }
     if (m_sortColumn >= 0)
-        std::sort(m_proxyToSource.begin(), m_proxyToSource.end(), [this](int a, int b) { return before(a, b); });
-    for (size_t shown = 0; shown < m_proxyToSource.size(); ++shown)
-        m_sourceToProxy[size_t(m_proxyToSource[shown])] = int(shown);
+        sortInProxyOrder(m_proxyToSource);
+    indexShownRows();
 }
 
 void CallsFilterProxy::merge(const std::vector<int>& leaving, std::vector<int> joining)
 {
     for (int row : leaving)
         m_sourceToProxy[size_t(row)] = -1;
+    const size_t joined = joining.size();
     // Sorted, the rows that stay need not be in order yet: a flush changes every row before it signals
     // the first of its runs of changed rows, so rows of the runs still to come may hold new keys. Such
     // strays are taken out here too (of two rows out of order, the one that does not fit after the row
@@ -314,7 +314,8 @@ void CallsFilterProxy::merge(const std::vector<int>& leaving, std::vector<int> j
             m_sourceToProxy[size_t(stray)] = -1;
         }
     }
-    std::sort(joining.begin(), joining.end(), [this](int a, int b) { return before(a, b); });
+    if (joining.size() > joined)
+        sortInProxyOrder(joining);
     std::deque<int> merged;
     auto next = joining.cbegin();
     for (int row : m_proxyToSource) {
@@ -326,6 +327,16 @@ void CallsFilterProxy::merge(const std::vector<int>& leaving, std::vector<int> j
     }
     merged.insert(merged.end(), next, joining.cend());
     m_proxyToSource.swap(merged);
+    indexShownRows();
+}
+
+template <typename Rows> void CallsFilterProxy::sortInProxyOrder(Rows& rows) const
+{
+    std::sort(rows.begin(), rows.end(), [this](int a, int b) { return before(a, b); });
+}
+
+void CallsFilterProxy::indexShownRows()
+{
     for (size_t shown = 0; shown < m_proxyToSource.size(); ++shown)
         m_sourceToProxy[size_t(m_proxyToSource[shown])] = int(shown);
 }
@@ -396,7 +407,7 @@ void CallsFilterProxy::sourceRowsInserted(const QModelIndex& parent, int first, 
     if (joining.empty())
         return;
     if (m_sortColumn >= 0)
-        std::sort(joining.begin(), joining.end(), [this](int a, int b) { return before(a, b); });
+        sortInProxyOrder(joining);
     if (joinAtEnd(joining))
         appendRows(joining);
     else
@@ -463,7 +474,7 @@ void CallsFilterProxy::sourceDataChanged(
         joining.insert(joining.end(), staying.cbegin(), staying.cend());
         staying.clear();
     }
-    std::sort(joining.begin(), joining.end(), [this](int a, int b) { return before(a, b); });
+    sortInProxyOrder(joining);
     if (leaving.empty() && !joining.empty() && joinAtEnd(joining))
         appendRows(joining);
     else if (!leaving.empty() || !joining.empty())

@@ -92,8 +92,11 @@ private:
 
     /// Rebuilds both maps from the source (or drops them when nothing filters or sorts).
     void rebuild();
-    /// Takes the source rows in `leaving` out of the map and merges `joining` in.
+    /// Takes the source rows in `leaving` out of the map and merges `joining` (in proxy order) in.
     void merge(const std::vector<int>& leaving, std::vector<int> joining);
+    template <typename Rows> void sortInProxyOrder(Rows& rows) const;
+    /// Fills m_sourceToProxy from m_proxyToSource (rows not shown keep their -1).
+    void indexShownRows();
     /// Runs change() between layoutAboutToBeChanged and layoutChanged, and keeps persistent indexes
     /// on their source rows.
     template <typename Change> void changeLayout(Change change);

@@ -53,7 +53,8 @@ QString shownOrder(const CallsPanel& panel)
 void clickHeader(const CallsPanel& panel, int column)
 {
     QHeaderView* header = panel.view()->horizontalHeader();
-    const QPoint middle(header->sectionViewportPosition(column) + header->sectionSize(column) / 2, header->height() / 2);
+    const QPoint middle(
+        header->sectionViewportPosition(column) + header->sectionSize(column) / 2, header->height() / 2);
     QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, middle);
 }
 
