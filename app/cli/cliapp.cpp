@@ -141,11 +141,11 @@ int CliApp::start(const QStringList& arguments)
         });
     }
     if (m_log) {
-        connect(m_engine, &Engine::callUpdated, this, [this](const CallRecord& record) {
-            if (!record.isFinished())
-                return;
-            m_log->write(m_engine->redactor().redactedRecordJson(record) + '\n');
-            m_log->flush();
+        m_logAppender = std::make_unique<CallLogAppender>(m_log.get(), &m_engine->redactor());
+        connect(m_engine, &Engine::callUpdated, m_logAppender.get(), &CallLogAppender::append);
+        connect(m_logAppender.get(), &CallLogAppender::writeFailed, this, [this](const QString& error) {
+            m_err << "mcpscope-cli: " << tr("cannot write the call log %1: %2").arg(m_log->fileName(), error) << '\n';
+            m_err.flush();
         });
     }
 

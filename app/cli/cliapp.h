@@ -1,5 +1,6 @@
 #pragma once
 
+#include "calllog/calllogappender.h"
 #include "calllog/callrecord.h"
 #include "calllog/redactor.h"
 #include "config/serverconfig.h"
@@ -109,6 +110,8 @@ private:
     bool m_commandStarted = false;
     QString m_script;
     std::unique_ptr<QFile> m_log;
+    /// Writes --log's lines; declared after m_log, so destroyed (and flushed) while the file is open.
+    std::unique_ptr<CallLogAppender> m_logAppender;
 };
 
 } // namespace mcpscope

@@ -22,6 +22,7 @@
 // ratios say little. --no-pin measures that way anyway.
 
 #include "benchsupport.h"
+#include "calllog/calllogappender.h"
 #include "calllog/redactor.h"
 #include "engine/serverconnection.h"
 #include "session/clientsession.h"
@@ -225,7 +226,8 @@ bool recordEchoesHello(const CallRecord& record)
 }
 
 // The path users run: one ServerConnection, calls through callTool with their records, and every
-// finished record written as the redacted JSONL line `mcpscope-cli run --log` writes (to /dev/null).
+// finished record written as the redacted JSONL line `mcpscope-cli run --log` writes, by the same
+// CallLogAppender (to /dev/null).
 Measurement runReal(const Config& config)
 {
     Measurement result;
@@ -251,14 +253,9 @@ Measurement runReal(const Config& config)
     QTimer::singleShot(RunTimeoutMs, &loop, [&] { stop(u"the real path did not finish within the time limit"_s); });
     Redactor redactor; // what the CLI's engine holds for this server
     redactor.addServer(server);
-    int finishedRecords = 0;
-    QObject::connect(&connection, &ServerConnection::callUpdated, &loop, [&](const CallRecord& record) {
-        if (!record.isFinished())
-            return;
-        ++finishedRecords;
-        sink.write(redactor.redactedRecordJson(record) + '\n');
-        sink.flush();
-    });
+    // As `run --log` writes them: each line once the loop is about to wait for the next answer.
+    CallLogAppender appender(&sink, &redactor);
+    QObject::connect(&connection, &ServerConnection::callUpdated, &appender, &CallLogAppender::append);
 
     const QString tool = u"echo"_s;
     const QJsonObject arguments { { u"message"_s, u"hello"_s } };
@@ -303,9 +300,10 @@ Measurement runReal(const Config& config)
     loop.exec();
 
     QObject::disconnect(&connection, nullptr, &loop, nullptr);
-    if (result.ok && finishedRecords < total) {
+    appender.flush();
+    if (result.ok && appender.written() < total) {
         result.ok = false;
-        result.error = u"%1 finished call records for %2 calls"_s.arg(finishedRecords).arg(total);
+        result.error = u"%1 call records written for %2 calls"_s.arg(appender.written()).arg(total);
     }
     QObject::connect(&connection, &ServerConnection::closed, &loop, &QEventLoop::quit);
     QTimer::singleShot(10'000, &loop, &QEventLoop::quit);

@@ -6,6 +6,7 @@
 #include "ledger.h"
 #include "markerprocesses.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -68,6 +69,7 @@ private Q_SLOTS:
     void jsonOutputIsOneObjectPerCommand_data();
     void jsonOutputIsOneObjectPerCommand();
     void serverStderrGoesToFile();
+    void callLogThatCannotBeWrittenIsReported();
     void toolsShowsANameListedTwiceAsWriteCapable();
     void toolsOnExpiryFollowsTheIdempotentReplayPolicy_data();
     void toolsOnExpiryFollowsTheIdempotentReplayPolicy();
@@ -394,6 +396,21 @@ void TestCliBadInput::serverStderrGoesToFile()
     const QByteArray logged = log.readAll();
     QVERIFY2(logged.contains("Starting default (STDIO) server..."), logged.constData());
     QVERIFY2(!run.err.contains("Starting default (STDIO) server..."), run.report());
+}
+
+// --log on a device that takes nothing (disk full): the call still runs and prints its result, and
+// stderr says once which log could not be written and why, instead of losing the lines silently.
+void TestCliBadInput::callLogThatCannotBeWrittenIsReported()
+{
+    if (!QFileInfo::exists(u"/dev/full"_s))
+        QSKIP("no /dev/full here");
+    const CliRun run = runCli({ u"--stdio"_s, everythingCommand(), u"--log"_s, u"/dev/full"_s, u"call"_s, u"echo"_s,
+        uR"({"message": "kept"})"_s });
+    QVERIFY2(run.finished, run.report());
+    QVERIFY2(run.exitStatus == QProcess::NormalExit && run.exitCode == 0, run.report());
+    QVERIFY2(run.out.contains("Echo: kept"), run.report());
+    QVERIFY2(run.err.contains("cannot write the call log /dev/full: No space left on device"), run.report());
+    QCOMPARE(run.err.count("cannot write the call log"), 1);
 }
 
 // Issue 10 (fresh annotations): a server that lists a tool name twice, first readOnlyHint true, then
