@@ -140,20 +140,11 @@ public:
     /// Sends a request through the recovery machinery; done gets the final record. Returns the call id.
     QString call(const QString& method, const QJsonObject& params, const CallOptions& options,
         std::function<void(const CallRecord&)> done);
-    /// call() of tools/call. Building {name, arguments} costs QJsonObject about 8,000 instructions, a tenth
-    /// of a stdio call (bench_stdiocall, callgrind); a load run or a call repeated from the window sends the
-    /// same tool with equal arguments again, so the last params are shared while they are equal (QJsonObject
-    /// compares shared data first: a pointer comparison when the arguments are the same object).
+    /// call() of tools/call, with the last params while tool and arguments stay equal (ToolCallParams).
     QString callTool(const QString& tool, const QJsonObject& arguments, const CallOptions& options,
         std::function<void(const CallRecord&)> done)
     {
-        ToolParams& last = m_lastToolCall;
-        if (last.params.isEmpty() || tool != last.tool || arguments != last.arguments) {
-            last.tool = tool;
-            last.arguments = arguments;
-            last.params = QJsonObject { { QStringLiteral("name"), tool }, { QStringLiteral("arguments"), arguments } };
-        }
-        return call(QStringLiteral("tools/call"), last.params, options, std::move(done));
+        return call(QStringLiteral("tools/call"), m_lastToolCall.of(tool, arguments), options, std::move(done));
     }
 
     /// Cancels a call in flight: notifications/cancelled if it went out; it ends as cancelled, never retried.
@@ -257,13 +248,7 @@ private:
     CircuitBreaker* m_breaker = nullptr;
     Reconnector* m_reconnector = nullptr;
     QHash<QString, CallRunner*> m_calls;
-    /// The params of the last tools/call and what they were built from (callTool()).
-    struct ToolParams
-    {
-        QString tool;
-        QJsonObject arguments;
-        QJsonObject params;
-    } m_lastToolCall;
+    ToolCallParams m_lastToolCall; ///< callTool()'s
     std::vector<CallRunner*> m_retiredRunners;
     QTimer* m_runnerReaper = nullptr; ///< reaps the retired runners (retireRunner)
     QHash<QString, QString> m_partOf; ///< a task poll's call id → the call that created the task

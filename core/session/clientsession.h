@@ -177,6 +177,7 @@ public:
     void listTools(ReplyHandler done, QObject* context = nullptr);
     /// Pages through a list method (resources/list, resources/templates/list, prompts/list).
     void listAll(const QString& method, const QString& key, ReplyHandler done, QObject* context = nullptr);
+    /// tools/call, with the last params while tool and arguments stay equal (ToolCallParams).
     QJsonValue callTool(const QString& name, const QJsonObject& arguments, const RequestOptions& options,
         ReplyHandler done, QObject* context = nullptr);
     const QList<ToolInfo>& tools() const { return m_tools; }
@@ -308,6 +309,7 @@ private:
     QHash<IdKey, Pending> m_pending;
     QList<Queued> m_queue;
     QList<ToolInfo> m_tools;
+    ToolCallParams m_lastToolCall; ///< callTool()'s
     QList<ToolInfo> m_excludedTools;
     Listen m_listen;
     bool m_modern = false;

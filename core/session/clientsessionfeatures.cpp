@@ -152,9 +152,7 @@ void ClientSession::listTools(ReplyHandler done, QObject* context)
 QJsonValue ClientSession::callTool(const QString& name, const QJsonObject& arguments, const RequestOptions& options,
     ReplyHandler done, QObject* context)
 {
-    return request(QStringLiteral("tools/call"),
-        { { QStringLiteral("name"), name }, { QStringLiteral("arguments"), arguments } }, options, std::move(done),
-        context);
+    return request(QStringLiteral("tools/call"), m_lastToolCall.of(name, arguments), options, std::move(done), context);
 }
 
 const ToolInfo* ClientSession::tool(const QString& name) const
