@@ -81,7 +81,7 @@ template <> struct Codec<QString>
 template <> struct Codec<QJsonObject>
 {
     static QJsonValue toJson(const QJsonObject& v) { return v; }
-    static void write(CompactWriter& w, const QJsonObject& v) { w.object(v); }
+    static void write(CompactWriter& w, const QJsonObject& v) { w.memoizedObject(v); }
     static QJsonObject read(const QJsonValue& v) { return v.toObject(); }
     static bool isSet(const QJsonObject& v) { return !v.isEmpty(); }
 };
@@ -89,7 +89,13 @@ template <> struct Codec<QJsonObject>
 template <> struct Codec<QJsonValue>
 {
     static QJsonValue toJson(const QJsonValue& v) { return v; }
-    static void write(CompactWriter& w, const QJsonValue& v) { w.value(v); }
+    static void write(CompactWriter& w, const QJsonValue& v)
+    {
+        if (v.isObject())
+            w.memoizedObject(v.toObject());
+        else
+            w.value(v);
+    }
     static QJsonValue read(const QJsonValue& v) { return v; }
     static bool isSet(const QJsonValue& v) { return !v.isUndefined(); }
 };
