@@ -43,16 +43,19 @@ bool CallLogAppender::flush()
 {
     if (m_pending.isEmpty())
         return m_error.isEmpty();
-    m_buffer.clear();
+    m_buffer.resize(0); // keeps its allocation: no buffer per record or per wake-up
     for (const CallRecord& record : std::as_const(m_pending)) {
-        m_buffer.append(m_redactor->redactedRecordJson(record));
+        m_redactor->appendRedactedRecordJson(m_buffer, record);
         m_buffer.append('\n');
     }
     const qsizetype lines = m_pending.size();
     m_pending.clear();
     // A QFile buffers: without the flush a killed process would lose what the loop already wrote.
     auto* file = qobject_cast<QFileDevice*>(m_out);
-    if (m_out->write(m_buffer) != m_buffer.size() || (file && !file->flush())) {
+    const bool ok = m_out->write(m_buffer) == m_buffer.size() && (!file || file->flush());
+    if (m_buffer.capacity() > KeptBufferBytes)
+        m_buffer = QByteArray(); // a large answer's record: not held until the next one
+    if (!ok) {
         const bool first = m_error.isEmpty();
         m_error = m_out->errorString();
         if (first)

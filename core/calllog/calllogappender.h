@@ -50,7 +50,8 @@ private:
     QIODevice* m_out;
     const Redactor* m_redactor;
     QList<CallRecord> m_pending;
-    QByteArray m_buffer; ///< reused: one write per wake-up of the loop
+    static constexpr qsizetype KeptBufferBytes = 256 * 1024;
+    QByteArray m_buffer; ///< reused while at most KeptBufferBytes: one write per wake-up of the loop
     qint64 m_written = 0;
     QString m_error;
 };

@@ -554,12 +554,19 @@ qint64 CallRecord::answerBytes() const
 
 QByteArray CallRecord::toCompactJson() const
 {
+    QByteArray out;
+    appendCompactJson(out);
+    return out;
+}
+
+void CallRecord::appendCompactJson(QByteArray& out) const
+{
     // The result is most of a large record: room for it up front, so that a 20 MB answer is not copied
     // through 16 and 32 MB buffers on the way (the log writes every record of every call).
     const qint64 answer = answerBytes();
-    CompactWriter w(2048 + answer + answer / 16);
+    CompactWriter w(std::move(out), 2048 + answer + answer / 16);
     writeCompactJson(w);
-    return w.take();
+    out = w.take();
 }
 
 void CallRecord::writeCompactJson(CompactWriter& writer) const

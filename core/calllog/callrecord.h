@@ -143,6 +143,9 @@ struct CallRecord
     /// buffer without building the QJsonObject first: the call log serializes every change of every call,
     /// and the object tree costs most of that.
     QByteArray toCompactJson() const;
+    /// toCompactJson() appended to out, in out's own allocation when it has room (a writer that reuses
+    /// one buffer allocates nothing per record).
+    void appendCompactJson(QByteArray& out) const;
     /// The same text into writer (one that drains, for a large record), with the same string handling.
     void writeCompactJson(CompactWriter& writer) const;
     static CallRecord fromJson(const QJsonObject& object, QString* error = nullptr);

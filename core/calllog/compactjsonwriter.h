@@ -45,6 +45,16 @@ public:
         m_out.reserve(std::max<qsizetype>(reserve, 64));
         resizeBuffer(m_out.capacity());
     }
+    /// Writes after buffer's bytes, in its allocation when that is not shared and has room for reserve more.
+    CompactWriter(QByteArray&& buffer, qsizetype reserve)
+        : m_out(std::move(buffer))
+        , m_size(m_out.size())
+    {
+        const qsizetype wanted = m_size + std::max<qsizetype>(reserve, 64);
+        if (m_out.capacity() < wanted)
+            m_out.reserve(wanted);
+        resizeBuffer(m_out.capacity());
+    }
 
     QByteArray take()
     {
@@ -369,13 +379,30 @@ private:
     /// the QString that decode makes of them.
     void bytesString(QByteArrayView text, QString (*decode)(QByteArrayView))
     {
-        if (std::any_of(text.begin(), text.end(), [](char c) { return uchar(c) >= 0x80; })) {
+        if (hasNonAscii(text)) {
             string(decode(text));
             return;
         }
         raw('"');
         validUtf8(text);
         raw('"');
+    }
+
+    /// Whether any byte is from 0x80 up: eight at a time, with no branch per byte (a byte-wise scan was a
+    /// quarter of the cost of writing a record's stdio lines).
+    static bool hasNonAscii(QByteArrayView text)
+    {
+        const char* p = text.data();
+        const char* const end = p + text.size();
+        quint64 seen = 0;
+        for (; end - p >= 8; p += 8) {
+            quint64 word;
+            std::memcpy(&word, p, 8);
+            seen |= word;
+        }
+        for (; p != end; ++p)
+            seen |= uchar(*p);
+        return seen & 0x8080808080808080ULL;
     }
 
     /// The bytes of word that JSON text cannot hold as they are ('"', '\\', control characters), each

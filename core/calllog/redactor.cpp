@@ -248,11 +248,23 @@ QJsonObject Redactor::redactRecord(const CallRecord& record) const
 
 QByteArray Redactor::redactedRecordJson(const CallRecord& record) const
 {
-    QByteArray json = record.toCompactJson();
+    QByteArray json;
+    appendRedactedRecordJson(json, record);
+    return json;
+}
+
+void Redactor::appendRedactedRecordJson(QByteArray& out, const CallRecord& record) const
+{
+    const qsizetype at = out.size();
+    record.appendCompactJson(out);
     // As in the log store's encoder: no hit means redactRecord() would return the record unchanged.
-    if (!mayHoldSecret(json) || redactWire(json) == json)
-        return json;
-    return QJsonDocument(redactRecord(record)).toJson(QJsonDocument::Compact);
+    if (!mayHoldSecret(QByteArrayView(out).sliced(at)))
+        return;
+    const QByteArray json = out.sliced(at);
+    if (redactWire(json) == json)
+        return;
+    out.truncate(at);
+    out.append(QJsonDocument(redactRecord(record)).toJson(QJsonDocument::Compact));
 }
 
 void Redactor::scrubRecord(CallRecord& record) const

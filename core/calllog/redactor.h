@@ -59,6 +59,8 @@ public:
     /// name and no secret value is written as it is, without rebuilding the tree: the per-call cost of a
     /// JSONL log line on the path users run.
     QByteArray redactedRecordJson(const CallRecord& record) const;
+    /// redactedRecordJson(record) appended to out (CallRecord::appendCompactJson).
+    void appendRedactedRecordJson(QByteArray& out, const CallRecord& record) const;
     /// Redacts record in place, for records that stay in memory (the engine's signals, the views): a
     /// record in which a secret value occurs becomes what redactRecord() gives. Costs nothing while no
     /// secret value is known, one serialization otherwise.
