@@ -66,6 +66,9 @@ void TestCompactWriter::memoizedObjectsAreWrittenAsQtWritesThem()
         recordWith(large, large, QJsonValue(large)), // too many bytes to keep
         recordWith(QJsonObject(), QJsonObject(), QJsonValue(QJsonArray { 1, 2 })),
         recordWith(arguments, annotations, result),
+        // Numbers that == compares by value: 2^53+1 and 2^53 differ, 0 and -0.0 are both written "0".
+        recordWith(object(R"({"id":9007199254740993})"), annotations, object(R"({"n":0})")),
+        recordWith(object(R"({"id":9007199254740992})"), annotations, object(R"({"n":-0.0})")),
     };
     int row = 0;
     for (const CallRecord& record : records) {

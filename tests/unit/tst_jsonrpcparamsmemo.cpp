@@ -3,6 +3,7 @@
 
 #include "jsonrpc/jsonrpccodec.h"
 #include "jsonrpc/jsonrpcmessage.h"
+#include "session/toolinfo.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -28,6 +29,8 @@ class TestJsonRpcParamsMemo : public QObject
 
 private Q_SLOTS:
     void repeatedParamsEncodeAsFreshOnes();
+    void numbersThatCompareEqualKeepTheirText();
+    void toolCallParamsFollowTheArgumentsGiven();
 };
 
 // The encoder keeps the members of the last params it wrote (writeMembersMemoized): every request of a
@@ -80,6 +83,41 @@ void TestJsonRpcParamsMemo::repeatedParamsEncodeAsFreshOnes()
     QVERIFY(check(params, false));
     QVERIFY(check(QJsonObject(), true));
     QVERIFY(check(params, true));
+}
+
+// The memos key on QJsonObject's ==, which compares numbers by value. These pairs are where equal values
+// could have other texts: an integer beyond 2^53 and its neighbour (== tells them apart), and 0 and -0.0
+// (Qt keeps -0.0 as the integer 0, so both are written "0"). Each request must be what a fresh encode gives.
+void TestJsonRpcParamsMemo::numbersThatCompareEqualKeepTheirText()
+{
+    const QList<QByteArray> sequence { R"({"arguments":{"id":9007199254740993},"name":"echo"})",
+        R"({"arguments":{"id":9007199254740992},"name":"echo"})", R"({"arguments":{"n":0},"name":"echo"})",
+        R"({"arguments":{"n":-0.0},"name":"echo"})", R"({"arguments":{"n":0},"name":"echo"})" };
+    int id = 100;
+    for (const QByteArray& json : sequence) {
+        const QJsonObject params = object(json);
+        const QByteArray encoded = JsonRpcCodec::encode(JsonRpcMessage::request(++id, u"tools/call"_s, params));
+        QCOMPARE(encoded,
+            R"({"jsonrpc":"2.0","id":)" + QByteArray::number(id) + R"(,"method":"tools/call","params":)"
+                + QJsonDocument(params).toJson(QJsonDocument::Compact) + '}');
+    }
+}
+
+void TestJsonRpcParamsMemo::toolCallParamsFollowTheArgumentsGiven()
+{
+    mcpscope::ToolCallParams last;
+    const QJsonObject big = object(R"({"id":9007199254740993})");
+    const QJsonObject first = last.of(u"get"_s, big);
+    QCOMPARE(first.value("arguments"_L1).toObject(), big);
+    // The same arguments object: the same params, shared.
+    QCOMPARE(last.of(u"get"_s, big), first);
+    // Arguments that differ only beyond a double's precision: new params carrying them.
+    const QJsonObject next = object(R"({"id":9007199254740992})");
+    const QJsonObject second = last.of(u"get"_s, next);
+    QCOMPARE(QJsonDocument(second).toJson(QJsonDocument::Compact),
+        R"({"arguments":{"id":9007199254740992},"name":"get"})"_ba);
+    // Another tool, the same arguments.
+    QCOMPARE(last.of(u"put"_s, next).value("name"_L1).toString(), u"put"_s);
 }
 
 QTEST_GUILESS_MAIN(TestJsonRpcParamsMemo)
