@@ -137,9 +137,10 @@ void writeNumber(QByteArray& out, const QJsonValue& value)
         put(out, "null", 4); // JSON has no NaN or infinity; QJsonDocument writes null too
 }
 
-/// object's members ("key":value,…) without its braces.
-void writeMembers(QByteArray& out, const QJsonObject& object)
+/// object, with extra (encoded "key":value members) at its end.
+void writeObject(QByteArray& out, const QJsonObject& object, QByteArrayView extra = {})
 {
+    out.append('{');
     bool first = true;
     for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
         if (!first)
@@ -149,75 +150,25 @@ void writeMembers(QByteArray& out, const QJsonObject& object)
         out.append(':');
         writeValue(out, it.value());
     }
-}
-
-/// object, with extra (encoded "key":value members) at its end.
-void writeObject(QByteArray& out, const QJsonObject& object, QByteArrayView extra = {})
-{
-    out.append('{');
-    writeMembers(out, object);
     if (!extra.isEmpty()) {
-        if (!object.isEmpty())
+        if (!first)
             out.append(',');
         put(out, extra);
     }
     out.append('}');
 }
 
-/// The members of the last params object this thread encoded. A caller that repeats a call sends
-/// the same params object again (ServerConnection::callTool keeps it while tool and arguments stay
-/// the same; a load run, a script's loop): equal objects share their data, so the comparison is a
-/// pointer test, and the members are copied instead of written key by key (each key and string
-/// value of a QJsonObject is a QString allocated for the occasion in Qt 6.4: 4,600 of a bare stdio
-/// call's 36,000 instructions, bench_stdiocall under callgrind). Objects that are equal but not
-/// shared compare member by member, and equal members are the same bytes. Only small params are
-/// kept, so that a miss costs at most a short comparison.
-struct ParamsMemo
-{
-    static constexpr qsizetype MaxBytes = 4096;
-    QJsonObject params;
-    QByteArray members;
-    bool valid = false;
-};
-thread_local ParamsMemo t_paramsMemo;
-
-void writeMembersMemoized(QByteArray& out, const QJsonObject& params)
-{
-    ParamsMemo& memo = t_paramsMemo;
-    if (memo.valid && memo.params == params) {
-        put(out, memo.members);
-        return;
-    }
-    const qsizetype at = out.size();
-    writeMembers(out, params);
-    const qsizetype size = out.size() - at;
-    memo.valid = size <= ParamsMemo::MaxBytes;
-    memo.params = memo.valid ? params : QJsonObject();
-    memo.members = memo.valid ? QByteArray(out.constData() + at, size) : QByteArray();
-}
-
 /// params with rawMeta's members in its _meta, as JsonRpcMessage::paramsWithRawMeta() builds it.
 void writeParams(QByteArray& out, const QJsonObject& params, QByteArrayView rawMeta)
 {
+    if (rawMeta.isEmpty())
+        return writeObject(out, params);
     const auto meta = params.constFind(QLatin1String("_meta"));
-    if (rawMeta.isEmpty() || meta == params.constEnd()) {
-        out.append('{');
-        if (!rawMeta.isEmpty()) {
-            // "_meta" sorts before lowercase keys, where QJsonObject would have put it.
-            put(out, R"("_meta":{)");
-            put(out, rawMeta);
-            out.append('}');
-            if (!params.isEmpty())
-                out.append(',');
-        }
-        writeMembersMemoized(out, params);
-        out.append('}');
-        return;
-    }
-    const bool metaIsObject = meta->isObject();
+    const bool metaIsObject = meta != params.constEnd() && meta->isObject();
     out.append('{');
     bool first = true;
     if (!metaIsObject) {
+        // "_meta" sorts before lowercase keys, where QJsonObject would have put it.
         put(out, R"("_meta":{)");
         put(out, rawMeta);
         out.append('}');
