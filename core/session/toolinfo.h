@@ -85,8 +85,7 @@ struct ToolCallResult
 /// Building that QJsonObject costs about 8,000 instructions, a tenth of a stdio call (bench_stdiocall,
 /// callgrind); a load run, a script's loop or a call repeated from the window sends the same tool with
 /// equal arguments again. QJsonObject compares shared data first, so with the caller's same arguments
-/// object the check is a pointer comparison, and the shared params let the encoder copy their members
-/// (JsonRpcCodec::encode).
+/// object the check is a pointer comparison.
 class ToolCallParams
 {
 public:

@@ -1,5 +1,5 @@
-// JsonRpcCodec::encode keeps the members of the last small params it wrote on each thread
-// (writeMembersMemoized in jsonrpccodec.cpp): no request may come out other than a fresh encode's.
+// Repeated, equal and changed tools/call params each encode as a fresh request would, and ToolCallParams
+// carries the arguments it is given. (The encoder's params memo, dac5033, was reverted: see stop 43's note.)
 
 #include "jsonrpc/jsonrpccodec.h"
 #include "jsonrpc/jsonrpcmessage.h"
