@@ -15,11 +15,13 @@ CallLogAppender::CallLogAppender(QIODevice* out, const Redactor* redactor, QObje
     , m_redactor(redactor)
 {
     // Connected once: with nothing queued, a wake-up of the loop costs one empty check.
-    if (QAbstractEventDispatcher* dispatcher = QAbstractEventDispatcher::instance(thread()))
+    if (QAbstractEventDispatcher* dispatcher = QAbstractEventDispatcher::instance(thread())) {
+        m_flushesBeforeWait = true;
         connect(dispatcher, &QAbstractEventDispatcher::aboutToBlock, this, [this] {
             if (!m_pending.isEmpty())
                 flush();
         });
+    }
 }
 
 CallLogAppender::~CallLogAppender()
@@ -35,7 +37,7 @@ void CallLogAppender::append(const CallRecord& record)
         return;
     m_pending.append(record);
     // A thread whose loop never blocks (or has no loop) would otherwise hold them until flush().
-    if (!QAbstractEventDispatcher::instance(thread()))
+    if (!m_flushesBeforeWait)
         flush();
 }
 

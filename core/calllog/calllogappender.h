@@ -53,6 +53,7 @@ private:
     static constexpr qsizetype KeptBufferBytes = 256 * 1024;
     QByteArray m_buffer; ///< reused while at most KeptBufferBytes: one write per wake-up of the loop
     qint64 m_written = 0;
+    bool m_flushesBeforeWait = false; ///< the thread had an event dispatcher when the appender was made
     QString m_error;
 };
 
