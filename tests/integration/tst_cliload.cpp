@@ -8,6 +8,7 @@
 #include "ledgerhttppeer.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
@@ -121,6 +122,13 @@ void TestCliLoad::expiryAfterTheServerRanIsUncertainAndNotReplayed()
     const QJsonObject report = loadReport({ u"--url"_s, m_http->url(), u"--json"_s, u"load"_s, u"write"_s,
         u"--concurrency"_s, u"4"_s, u"--requests"_s, u"100"_s, u"--fault"_s, u"expire-after:every=10"_s });
     QVERIFY(!report.isEmpty());
+    // Rare under ASan on a loaded machine (CI, stop 43): uncertain 9 of 10. Everything the run and the server
+    // counted goes to the log first, so the next failure says whether a fault did not fire (10 initializes) or
+    // fired without making its call uncertain.
+    if (report.value("uncertain"_L1).toInt() != 10 || m_ledger.events(u"initialize"_s).size() != 11)
+        qWarning("report %s; the server ran write %d times and initialize %d times",
+            QJsonDocument(report).toJson(QJsonDocument::Compact).constData(), int(m_ledger.runsOf(u"write"_s)),
+            int(m_ledger.events(u"initialize"_s).size()));
     QCOMPARE(report.value("requests"_L1).toInt(), 100);
     QCOMPARE(report.value("uncertain"_L1).toInt(), 10);
     QCOMPARE(report.value("ok"_L1).toInt(), 90);
