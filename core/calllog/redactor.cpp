@@ -339,25 +339,48 @@ QByteArray Redactor::redactWire(const QByteArray& bytes) const
 
 void Redactor::redactExchange(WireExchange& exchange) const
 {
-    const auto redactHeaders = [this](WireHeaders& headers) {
-        for (auto& [name, value] : headers) {
-            if (isSensitiveHeader(name))
-                value = placeholder().toLatin1();
-            else
-                value = redactWire(value);
-        }
+    // On the path of every call, and usually nothing changes: each field is redacted into a copy that
+    // shares its data, and only a change detaches the field, its list and the exchange's list.
+    const auto redactBytes = [this](QByteArray& bytes) {
+        QByteArray redacted = redactWire(bytes);
+        if (redacted.isSharedWith(bytes))
+            return false;
+        bytes = std::move(redacted);
+        return true;
     };
-    for (HttpExchange& http : exchange.http) {
-        http.url = redactText(http.url);
-        redactHeaders(http.requestHeaders);
-        redactHeaders(http.responseHeaders);
-        http.requestBody = redactWire(http.requestBody);
-        http.responseBody = redactWire(http.responseBody);
-        http.answerOnStream = redactWire(http.answerOnStream);
-        http.error = redactText(http.error);
+    const auto redactString = [this](QString& text) {
+        QString redacted = redactText(text);
+        if (redacted.isSharedWith(text) || redacted == text)
+            return false;
+        text = std::move(redacted);
+        return true;
+    };
+    const auto redactHeaders = [this](WireHeaders& headers) {
+        bool changed = false;
+        for (qsizetype i = 0; i < headers.size(); ++i) {
+            const auto& [name, value] = std::as_const(headers)[i];
+            QByteArray redacted = isSensitiveHeader(name) ? placeholder().toLatin1() : redactWire(value);
+            if (redacted.isSharedWith(value) || redacted == value)
+                continue;
+            headers[i].second = std::move(redacted);
+            changed = true;
+        }
+        return changed;
+    };
+    for (qsizetype i = 0; i < exchange.http.size(); ++i) {
+        HttpExchange http = std::as_const(exchange.http)[i];
+        // | rather than ||: every field is redacted, whatever the ones before it did.
+        const bool changed = redactString(http.url) | redactHeaders(http.requestHeaders)
+            | redactHeaders(http.responseHeaders) | redactBytes(http.requestBody) | redactBytes(http.responseBody)
+            | redactBytes(http.answerOnStream) | redactString(http.error);
+        if (changed)
+            exchange.http[i] = std::move(http);
     }
-    for (StdioLine& line : exchange.stdio)
-        line.line = redactWire(line.line);
+    for (qsizetype i = 0; i < exchange.stdio.size(); ++i) {
+        QByteArray line = std::as_const(exchange.stdio)[i].line;
+        if (redactBytes(line))
+            exchange.stdio[i].line = std::move(line);
+    }
 }
 
 } // namespace mcpscope

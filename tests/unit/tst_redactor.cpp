@@ -197,6 +197,46 @@ private Q_SLOTS:
         QCOMPARE(exchange.http.first().url, QStringLiteral("http://127.0.0.1:9/mcp"));
     }
 
+    // Only what holds a secret changes: a secret value in the second exchange's response body and in the
+    // stdio line is replaced, and everything else, the first exchange included, still shares its data with
+    // the original (nothing was copied on the way).
+    void exchangeChangesOnlyWhatHoldsASecret()
+    {
+        Redactor redactor;
+        redactor.addSecretValue(QStringLiteral("s3cret-value"));
+        HttpExchange clean;
+        // Built at run time: a literal's data has no reference count, and isSharedWith() is false for it.
+        clean.url = QString::fromLatin1("http://127.0.0.1:9/mcp");
+        clean.requestHeaders = { { "Content-Type", "application/json" } };
+        clean.requestBody = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+        clean.responseBody = R"({"jsonrpc":"2.0","id":1,"result":{}})";
+        HttpExchange leaky = clean;
+        leaky.responseBody = R"({"jsonrpc":"2.0","id":2,"result":{"token":"s3cret-value"}})";
+        WireExchange original;
+        original.http = { clean, leaky };
+        StdioLine line;
+        line.line = R"({"echo":"s3cret-value"})";
+        original.stdio.append(line);
+        WireExchange exchange = original;
+        redactor.redactExchange(exchange);
+        QCOMPARE(exchange.http.at(1).responseBody,
+            QByteArray(R"({"jsonrpc":"2.0","id":2,"result":{"token":"[redacted]"}})"));
+        QCOMPARE(exchange.stdio.first().line, QByteArray(R"({"echo":"[redacted]"})"));
+        QVERIFY(exchange.http.at(0).responseBody.isSharedWith(original.http.at(0).responseBody));
+        QVERIFY(exchange.http.at(0).requestHeaders.first().second.isSharedWith(
+            original.http.at(0).requestHeaders.first().second));
+        QVERIFY(exchange.http.at(1).requestBody.isSharedWith(original.http.at(1).requestBody));
+        QVERIFY(exchange.http.at(1).url.isSharedWith(original.http.at(1).url));
+        QCOMPARE(original.http.at(1).responseBody, leaky.responseBody);
+
+        WireExchange untouched = original;
+        untouched.stdio.clear();
+        const WireExchange before = untouched;
+        Redactor none;
+        none.redactExchange(untouched);
+        QVERIFY(untouched.http.isSharedWith(before.http));
+    }
+
     // NameSearch (the quick test before a record or wire message is redacted) finds a name exactly where
     // a case-insensitive search for each name does: at either end of the text, in any case, when its
     // rarest byte turns up often before it, and not when only part of it is there.
