@@ -117,26 +117,31 @@ HttpReply* HttpClient::send(HttpRequest request)
 void HttpClient::start(HttpReply* reply)
 {
     const QUrl& url = reply->m_url;
-    if (!url.isValid() || url.host().isEmpty()
-        || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
-        QMetaObject::invokeMethod(
-            reply,
-            [reply] {
-                reply->finish(HttpClientError::HostNotFound,
-                    tr("'%1' is not an http(s) URL with a host").arg(reply->m_url.toString(QUrl::RemoveUserInfo)));
-            },
-            Qt::QueuedConnection);
-        return;
+    const bool tlsVerify = reply->m_request.tlsVerify;
+    // The URL the last request went to was checked then.
+    if (!m_lastOrigin || m_lastOrigin->tlsVerify != tlsVerify || m_lastOrigin->url != url) {
+        if (!url.isValid() || url.host().isEmpty()
+            || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))) {
+            QMetaObject::invokeMethod(
+                reply,
+                [reply] {
+                    reply->finish(HttpClientError::HostNotFound,
+                        tr("'%1' is not an http(s) URL with a host").arg(reply->m_url.toString(QUrl::RemoveUserInfo)));
+                },
+                Qt::QueuedConnection);
+            return;
+        }
+        // The proxy lookup (libproxy behind Qt's system configuration) costs more than a loopback round
+        // trip; the environment it reads does not change while we run, so once per origin is enough.
+        const QString origin = url.scheme() + QStringLiteral("://") + url.host() + QLatin1Char(':')
+            + QString::number(HttpUrl::portOf(url));
+        auto cached = m_proxies.constFind(origin);
+        if (cached == m_proxies.constEnd())
+            cached = m_proxies.insert(origin, proxyFor(url));
+        m_lastOrigin = LastOrigin { url, tlsVerify, *cached, originKey(url, tlsVerify, *cached) };
     }
-    // The proxy lookup (libproxy behind Qt's system configuration) costs more than a loopback round
-    // trip; the environment it reads does not change while we run, so once per origin is enough.
-    const QString origin
-        = url.scheme() + QStringLiteral("://") + url.host() + QLatin1Char(':') + QString::number(HttpUrl::portOf(url));
-    auto cached = m_proxies.constFind(origin);
-    if (cached == m_proxies.constEnd())
-        cached = m_proxies.insert(origin, proxyFor(url));
-    const QNetworkProxy proxy = *cached;
-    const QString key = originKey(url, reply->m_request.tlsVerify, proxy);
+    const QNetworkProxy proxy = m_lastOrigin->proxy;
+    const QString key = m_lastOrigin->key;
     const auto it = m_idle.find(key);
     if (it != m_idle.end()) {
         const qint64 at = now();
@@ -152,7 +157,7 @@ void HttpClient::start(HttpReply* reply)
             connection->deleteLater();
         }
     }
-    auto* connection = new HttpConnection(this, key, url, reply->m_request.tlsVerify, proxy);
+    auto* connection = new HttpConnection(this, key, url, tlsVerify, proxy);
     ++m_connectionsOpened;
     m_busy.append(connection);
     connection->setConnectTimeout(m_connectTimeoutMs);

@@ -13,6 +13,7 @@
 #include <QUrl>
 
 #include <memory>
+#include <optional>
 
 namespace mcpscope {
 
@@ -186,6 +187,16 @@ private:
 
     QHash<QString, QList<HttpConnection*>> m_idle; ///< by origin key
     QHash<QString, QNetworkProxy> m_proxies; ///< by scheme, host and port
+    /// The last request's URL and TLS choice with the proxy and origin key they map to: a session posts to
+    /// one endpoint, and building the two keys cost more than the rest of picking its connection.
+    struct LastOrigin
+    {
+        QUrl url;
+        bool tlsVerify = true;
+        QNetworkProxy proxy;
+        QString key;
+    };
+    std::optional<LastOrigin> m_lastOrigin;
     QList<HttpConnection*> m_busy;
     int m_connectionsOpened = 0;
     /// Below Node's default 5 s keep-alive timeout (undici uses 4 s too): a server that sends no

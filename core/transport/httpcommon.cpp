@@ -70,8 +70,7 @@ HttpExchange HttpCommon::startExchange(const HttpRequest& request)
     exchange.url = displayUrl(request.url);
     exchange.requestHeaders = request.headers;
     if (!request.body.isEmpty() || request.method == "POST") {
-        exchange.requestHeaders.append(
-            { QByteArrayLiteral("Content-Length"), QByteArray::number(request.body.size()) });
+        exchange.requestHeaders.append({ QByteArrayLiteral("Content-Length"), HttpWire::decimal(request.body.size()) });
         exchange.setRequestBody(request.body);
     }
     return exchange;

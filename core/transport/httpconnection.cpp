@@ -78,6 +78,16 @@ HttpClientError errorFor(QAbstractSocket::SocketError error, bool connected)
     }
 }
 
+/// Headers serialize() writes itself, whatever the request says: compared by length first, as nearly
+/// every request header differs from all of them in length.
+bool isFramingHeader(const QByteArray& name)
+{
+    const auto is = [&name](QByteArrayView header) {
+        return name.size() == header.size() && name.compare(header, Qt::CaseInsensitive) == 0;
+    };
+    return is("Host") || is("Content-Length") || is("Transfer-Encoding") || is("Connection");
+}
+
 } // namespace
 
 HttpConnection::HttpConnection(
@@ -190,10 +200,10 @@ void HttpConnection::closeIdle()
     m_socket->abort();
 }
 
-QByteArray HttpConnection::serialize(const HttpReply& reply) const
+const HttpConnection::Head& HttpConnection::headFor(const QByteArray& method, const QUrl& url)
 {
-    const HttpRequest& request = reply.m_request;
-    const QUrl& url = reply.m_url;
+    if (m_head && m_head->method == method && m_head->url == url)
+        return *m_head;
     QByteArray target = m_absoluteForm
         ? url.toEncoded(QUrl::RemoveUserInfo | QUrl::RemoveFragment)
         : url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority | QUrl::RemoveFragment);
@@ -204,25 +214,35 @@ QByteArray HttpConnection::serialize(const HttpReply& reply) const
         host = '[' + host + ']';
     if (url.port() != -1 && url.port() != (HttpUrl::isHttps(url) ? 443 : 80))
         host += ':' + QByteArray::number(url.port());
+    Head head { method, url, method + ' ' + target + " HTTP/1.1\r\nHost: " + host + "\r\n", {} };
+    if (!url.userName().isEmpty())
+        head.basicAuthorization = "Authorization: Basic "
+            + (url.userName() + QLatin1Char(':') + url.password()).toUtf8().toBase64() + "\r\n";
+    m_head = std::move(head);
+    return *m_head;
+}
+
+QByteArray HttpConnection::serialize(const HttpReply& reply)
+{
+    const HttpRequest& request = reply.m_request;
+    const Head& head = headFor(request.method, reply.m_url);
     QByteArray out;
     out.reserve(256 + request.body.size());
-    out += request.method + ' ' + target + " HTTP/1.1\r\nHost: " + host + "\r\n";
+    out += head.lines;
     bool hasAuthorization = false;
     for (const auto& [name, value] : request.headers) {
-        if (name.compare("Host", Qt::CaseInsensitive) == 0 || name.compare("Content-Length", Qt::CaseInsensitive) == 0
-            || name.compare("Transfer-Encoding", Qt::CaseInsensitive) == 0
-            || name.compare("Connection", Qt::CaseInsensitive) == 0)
+        if (isFramingHeader(name))
             continue;
-        hasAuthorization = hasAuthorization || name.compare("Authorization", Qt::CaseInsensitive) == 0;
+        hasAuthorization
+            = hasAuthorization || (name.size() == 13 && name.compare("Authorization", Qt::CaseInsensitive) == 0);
         out += name + ": " + value + "\r\n";
     }
-    if (!hasAuthorization && !url.userName().isEmpty())
-        out += "Authorization: Basic " + (url.userName() + QLatin1Char(':') + url.password()).toUtf8().toBase64()
-            + "\r\n";
+    if (!hasAuthorization)
+        out += head.basicAuthorization;
     if (!m_proxyAuthorization.isEmpty())
         out += "Proxy-Authorization: " + m_proxyAuthorization + "\r\n";
     if (!request.body.isEmpty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH")
-        out += "Content-Length: " + QByteArray::number(request.body.size()) + "\r\n";
+        out += "Content-Length: " + HttpWire::decimal(request.body.size()) + "\r\n";
     out += "\r\n";
     out += request.body;
     return out;

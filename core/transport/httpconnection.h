@@ -9,6 +9,8 @@
 #include <QTcpSocket>
 #include <QTimer>
 
+#include <optional>
+
 namespace mcpscope {
 
 namespace HttpUrl {
@@ -35,7 +37,18 @@ public:
     void closeIdle();
 
 private:
-    QByteArray serialize(const HttpReply& reply) const;
+    QByteArray serialize(const HttpReply& reply);
+    /// "METHOD target HTTP/1.1", the Host line and the URL's Basic credentials: what a request's URL and
+    /// method alone decide. A connection carries one session's requests, all to the same URL, so it
+    /// keeps the last one.
+    struct Head
+    {
+        QByteArray method;
+        QUrl url;
+        QByteArray lines; ///< request line and Host, each with its CRLF
+        QByteArray basicAuthorization; ///< the whole header line, empty without a user name in the URL
+    };
+    const Head& headFor(const QByteArray& method, const QUrl& url);
     void onReady();
     void write();
     void onBytesWritten(qint64 bytes);
@@ -57,6 +70,7 @@ private:
     HttpWire::MessageReader m_reader;
     QByteArray m_message;
     QByteArray m_proxyAuthorization;
+    std::optional<Head> m_head;
     QUrl m_redirect;
     QTimer m_connectTimer;
     qint64 m_written = 0;

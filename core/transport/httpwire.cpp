@@ -3,6 +3,8 @@
 #include "jsonrpc/translation.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cstring>
 
 namespace mcpscope::HttpWire {
@@ -21,6 +23,13 @@ qsizetype lineEnd(const QByteArray& buffer, qsizetype from, qsizetype* contentEn
     return lf + 1;
 }
 } // namespace
+
+QByteArray decimal(qint64 n)
+{
+    std::array<char, 24> digits {};
+    const std::to_chars_result end = std::to_chars(digits.data(), digits.data() + digits.size(), n);
+    return QByteArray(digits.data(), end.ptr - digits.data());
+}
 
 QByteArray header(const HeaderList& headers, QByteArrayView name)
 {

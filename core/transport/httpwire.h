@@ -24,6 +24,9 @@ bool headerHasToken(const HeaderList& headers, QByteArrayView name, QByteArrayVi
 /// proxy sets itself and any header the Connection header names.
 HeaderList endToEndHeaders(const HeaderList& headers);
 QByteArray reasonPhrase(int status);
+/// n in decimal, as QByteArray::number(n) writes it, for the Content-Length of every request: Qt's
+/// general conversion costs several times the rest of the header line.
+QByteArray decimal(qint64 n);
 /// One chunk of a chunked body; an empty data gives the terminating chunk.
 QByteArray chunk(QByteArrayView data);
 

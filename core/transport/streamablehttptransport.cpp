@@ -72,9 +72,9 @@ HttpRequest StreamableHttpTransport::makeRequest(const QByteArray& method) const
 {
     HttpRequest request = HttpCommon::makeRequest(method, m_options.url, m_options);
     if (!m_sessionId.isEmpty() && !m_modern)
-        request.headers.append({ SessionHeader, m_sessionId.toLatin1() });
+        request.headers.append({ SessionHeader, m_sessionIdBytes.of(m_sessionId) });
     if (!m_protocolVersion.isEmpty())
-        request.headers.append({ ProtocolHeader, m_protocolVersion.toLatin1() });
+        request.headers.append({ ProtocolHeader, m_protocolVersionBytes.of(m_protocolVersion) });
     return request;
 }
 

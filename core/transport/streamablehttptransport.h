@@ -105,6 +105,22 @@ private:
     QString m_sessionId;
     QString m_localIdentity;
     QString m_protocolVersion;
+    /// A header value of every request in Latin-1, converted again only when the string changes.
+    struct Latin1Memo
+    {
+        QString text;
+        QByteArray bytes;
+        const QByteArray& of(const QString& value)
+        {
+            if (!text.isSharedWith(value) && text != value) {
+                text = value;
+                bytes = value.toLatin1();
+            }
+            return bytes;
+        }
+    };
+    mutable Latin1Memo m_sessionIdBytes;
+    mutable Latin1Memo m_protocolVersionBytes;
     bool m_modern = false;
     HeaderSource m_modernHeaders;
     QList<std::shared_ptr<Exchange>> m_exchanges;

@@ -28,6 +28,8 @@ public:
         QByteArray target;
         QByteArray body;
         int connection = 0; ///< which accepted connection carried it (1, 2, …)
+        QByteArray host;
+        QByteArray authorization;
     };
     using Handler = std::function<void(QTcpSocket*, const Seen&)>;
 
@@ -48,7 +50,9 @@ public:
                         body->append(reader->takeBody());
                         if (!reader->complete())
                             return;
-                        const Seen seen { reader->method, reader->target, std::exchange(*body, {}), number };
+                        const Seen seen { reader->method, reader->target, std::exchange(*body, {}), number,
+                            HttpWire::header(reader->headers, "Host"),
+                            HttpWire::header(reader->headers, "Authorization") };
                         bytes = reader->takeRemainder();
                         *reader = HttpWire::MessageReader(HttpWire::MessageReader::Kind::Request);
                         requests.append(seen);
@@ -115,6 +119,7 @@ class TestHttpClient : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void keepAliveReusesOneConnection();
+    void eachRequestOnAConnectionNamesItsOwnTarget();
     void lostBeforeHeadIsNeverSentAgain_data();
     void lostBeforeHeadIsNeverSentAgain();
     void lostMidBodyReportsTheStartedResponse();
@@ -148,6 +153,39 @@ void TestHttpClient::keepAliveReusesOneConnection()
     QCOMPARE(server.requests.size(), 3);
     QCOMPARE(server.connections(), 1);
     QCOMPARE(client.connectionsOpened(), 1);
+}
+
+// A connection keeps the head of its last request (request line, Host, the URL's Basic credentials) and
+// must not reuse it for another method, path, query or user: every request on the one connection arrives
+// with its own.
+void TestHttpClient::eachRequestOnAConnectionNamesItsOwnTarget()
+{
+    RawServer server([](QTcpSocket* socket, const RawServer::Seen& seen) { socket->write(response(seen.body)); });
+    HttpClient client;
+    QUrl withUser = server.url(QStringLiteral("/mcp"));
+    withUser.setUserName(QStringLiteral("ada"));
+    withUser.setPassword(QStringLiteral("pw"));
+    HttpRequest get;
+    get.method = "GET";
+    get.url = server.url(QStringLiteral("/sse?stream=1"));
+    const QList<HttpRequest> requests { post(server.url(), "1"), post(server.url(), "2"), get,
+        post(server.url(QStringLiteral("/messages?sessionId=a")), "3"), post(withUser, "4"), post(server.url(), "5") };
+    for (const HttpRequest& request : requests) {
+        HttpReply* reply = roundTrip(client, request);
+        QCOMPARE(reply->error(), HttpClientError::None);
+        reply->deleteLater();
+    }
+    QCOMPARE(server.connections(), 1);
+    QCOMPARE(server.requests.size(), 6);
+    const QByteArray host = "127.0.0.1:" + QByteArray::number(server.url().port());
+    const QList<QByteArray> targets { "POST /mcp", "POST /mcp", "GET /sse?stream=1", "POST /messages?sessionId=a",
+        "POST /mcp", "POST /mcp" };
+    for (qsizetype i = 0; i < server.requests.size(); ++i) {
+        const RawServer::Seen& seen = server.requests.at(i);
+        QCOMPARE(seen.method + ' ' + seen.target, targets.at(i));
+        QCOMPARE(seen.host, host);
+        QCOMPARE(seen.authorization, i == 4 ? QByteArray("Basic " + QByteArray("ada:pw").toBase64()) : QByteArray());
+    }
 }
 
 void TestHttpClient::lostBeforeHeadIsNeverSentAgain_data()
