@@ -32,7 +32,6 @@
 #include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
-#include <QUuid>
 
 #include <algorithm>
 #include <cstdio>
@@ -160,10 +159,10 @@ public:
     CallRecord make(int n) const
     {
         CallRecord r = m_templates[size_t(n) % m_templates.size()];
-        // A version-4-shaped UUID made from n: unique, canonical text, no random source per record.
-        r.callId = QUuid(uint(0x5ca1ab1e), ushort(n >> 16), ushort(0x4000 | (n & 0x0fff)),
-            uchar(0x80 | ((n >> 12) & 0x0f)), 0, 0, 0, uchar(n >> 24), uchar(n >> 16), uchar(n >> 8), uchar(n))
-                       .toString(QUuid::WithoutBraces);
+        // The id the engine gives a call, made as it makes them: the log store's primary key is callId,
+        // and the kind of id decides where each insert lands in that index (random version 4 ids committed
+        // 35k records/s here, against 83k/s for these time-ordered ones).
+        r.callId = CallRecord::newCallId();
         r.startedAt = Start + qint64(n) * 3;
         qint64 at = r.startedAt;
         for (CallAttempt& attempt : r.attempts) {

@@ -3,6 +3,7 @@
 #include "calllog/storedstring.h"
 
 #include <QCborMap>
+#include <QDateTime>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -764,18 +765,27 @@ private Q_SLOTS:
         }
     }
 
-    // Call ids are RFC 9562 version 4 UUIDs, as QUuid::createUuid() made them, and never repeat.
-    void newCallIdsAreRandomUuids()
+    // Call ids are RFC 9562 version 7 UUIDs: the millisecond they were made, which orders them in the log
+    // store's index, then random bits; they never repeat.
+    void newCallIdsAreTimeOrderedUuids()
     {
         QSet<QString> seen;
         for (int i = 0; i < 20000; ++i) {
+            const qint64 before = QDateTime::currentMSecsSinceEpoch();
             const QString id = CallRecord::newCallId();
+            const qint64 after = QDateTime::currentMSecsSinceEpoch();
             QCOMPARE(id.size(), 36);
             const QUuid uuid(id);
             QVERIFY2(!uuid.isNull(), qPrintable(id));
-            QCOMPARE(uuid.version(), QUuid::Random);
             QCOMPARE(uuid.variant(), QUuid::DCE);
             QCOMPARE(uuid.toString(QUuid::WithoutBraces), id);
+            const QByteArray octets = uuid.toRfc4122();
+            // Read from the octets: Qt 6.4's QUuid::version() knows versions 1 to 5 only.
+            QCOMPARE(uchar(octets.at(6)) >> 4, 7);
+            qint64 ms = 0;
+            for (int k = 0; k < 6; ++k)
+                ms = (ms << 8) | uchar(octets.at(k));
+            QVERIFY2(ms >= before && ms <= after, qPrintable(id));
             seen.insert(id);
         }
         QCOMPARE(seen.size(), 20000);
